@@ -1,0 +1,38 @@
+"""Atomic file replacement: a reader (or a crash) sees the old file or the new one, never half."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
+    """Write via a temp file in the same folder and ``os.replace``.
+
+    ``durable`` adds an fsync; compiles skip it per page because the state database, which is
+    committed last and fsynced by SQLite, decides what a rerun redoes.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def remove_if_exists(path: Path) -> bool:
+    try:
+        path.unlink()
+        return True
+    except FileNotFoundError:
+        return False

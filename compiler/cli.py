@@ -1,0 +1,261 @@
+"""``folio``: the command line. Thin: parse options, call the compiler, print."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import __version__
+from .build import CompileError, CompileReport, compile_wiki, wiki_state
+from .settings import FolioSettings
+
+EXIT_REJECTED = 3
+
+app = typer.Typer(
+    help="Folio compiles enterprise sources (CMS pages, tickets, CRM records) into a "
+    "provenance-tracked, authority-resolved, incrementally maintained markdown wiki.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+export_app = typer.Typer(help="Export compiled knowledge in stable machine formats.",
+                         no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+out = Console()
+err = Console(stderr=True)
+
+WikiOpt = Annotated[Path, typer.Option("--wiki", "-w", help="compiled wiki folder",
+                                       file_okay=False)]
+AsOpt = Annotated[Optional[str], typer.Option(
+    "--as", help="answer as this principal (groups from the corpus directory.yaml); "
+    "without it you are the operator and see everything")]
+GroupOpt = Annotated[Optional[list[str]], typer.Option(
+    "--group", help="extra group for --as (repeatable)")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"folio {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="print the version and exit")] = False,
+) -> None:
+    """Folio: knowledge compiled once and kept current."""
+
+
+class _Bars:
+    """rich progress bars for the compile phases (quiet when not a terminal)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.p = progress
+        self.task: int | None = None
+
+    def phase(self, name: str, total: int) -> None:
+        if self.task is not None:
+            self.p.update(self.task, visible=False)
+        self.task = self.p.add_task(name, total=max(total, 0))
+
+    def advance(self, n: int = 1) -> None:
+        if self.task is not None:
+            self.p.advance(self.task, n)
+
+
+def _summary(report: CompileReport, wiki: Path) -> Table:
+    t = Table(title=f"compiled {wiki}" + (" (full rebuild)" if report.full_rebuild else ""),
+              show_header=True, header_style="bold")
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    rows = [
+        ("input files (changed)", f"{report.files_seen} ({report.files_changed})"),
+        ("records in wiki", report.records_seen),
+        ("records re-extracted", report.records_extracted),
+        ("records removed", report.records_removed),
+        ("records relinked", report.records_relinked),
+        ("inputs rejected", report.rejected),
+        ("claims", report.claims_total),
+        ("pages re-rendered", report.pages_rendered),
+        ("pages written", report.pages_written),
+        ("pages removed", report.pages_removed),
+        ("pages in wiki", report.pages_total),
+        ("conflicts resolved by authority", report.conflicts_resolved),
+        ("open contradictions", report.conflicts_open),
+        ("seconds", f"{report.seconds:.2f}"),
+    ]
+    for k, v in rows:
+        t.add_row(k, str(v))
+    return t
+
+
+@app.command("compile")
+def compile_cmd(
+    src: Annotated[Path, typer.Argument(help="corpus folder with sources.yaml (and optional "
+                                        "authority.yaml, directory.yaml)")],
+    wiki: Annotated[Path, typer.Option("--out", "-o", help="wiki folder to create or update")],
+    full: Annotated[bool, typer.Option("--full", help="ignore the compile state and rebuild")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Compile a corpus into a wiki. Incremental: only changed records are re-extracted and
+    only pages whose claims changed are rewritten.
+
+    Exit codes: 0 compiled; 3 compiled, but some inputs were rejected (listed with file and
+    record); 1 nothing compiled (bad manifest or policy, wiki locked)."""
+    settings = FolioSettings()
+    try:
+        with Progress(TextColumn("{task.description:>8}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err, disable=quiet or as_json,
+                      transient=True) as progress:
+            report = compile_wiki(src, wiki, settings, full=full, progress=_Bars(progress))
+    except CompileError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from exc
+    if as_json:
+        data = {k: v for k, v in report.__dict__.items() if k not in ("errors",)}
+        data["errors"] = [str(e) for e in report.errors]
+        out.print_json(json.dumps(data, default=str))
+    else:
+        out.print(_summary(report, wiki))
+        for e in report.errors[:50]:
+            err.print(f"[yellow]rejected:[/yellow] {e}", markup=True, highlight=False)
+        if report.rejected > 50:
+            err.print(f"… and {report.rejected - 50} more rejected inputs")
+    if report.rejected:
+        raise typer.Exit(EXIT_REJECTED)
+
+
+@app.command()
+def query(
+    question: Annotated[str, typer.Argument(help="a question in plain words")],
+    wiki: WikiOpt = Path("wiki"),
+    who: AsOpt = None,
+    groups: GroupOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable answer")] = False,
+) -> None:
+    """Answer from the wiki's winning claims, each cited as [[page]] and source key@version."""
+    from .query import answer
+    from .views import principal
+
+    state = _open(wiki)
+    result = answer(state, question, principal(state, who, groups))
+    if as_json:
+        out.print_json(result.model_dump_json())
+    else:
+        out.print(result.text(), highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command()
+def show(
+    page: Annotated[str, typer.Argument(help="page name (account/globex), title or alias")],
+    wiki: WikiOpt = Path("wiki"),
+    who: AsOpt = None,
+    groups: GroupOpt = None,
+    raw: Annotated[bool, typer.Option("--raw", help="print the page markdown as is")] = False,
+) -> None:
+    """Show a page with its claims, sources and overruled claims (as a principal sees it)."""
+    from .views import page_view, principal
+
+    state = _open(wiki)
+    eid = state.find_entity(page)
+    view = page_view(state, eid, principal(state, who, groups)) if eid else None
+    if view is None:
+        err.print(f"no page named {page!r} in {wiki}")
+        raise typer.Exit(1)
+    text = view.markdown()
+    if raw or not out.is_terminal:
+        sys.stdout.write(text)
+    else:
+        out.print(Markdown(text.split("---\n", 2)[2]))
+
+
+@app.command()
+def lint(
+    wiki: WikiOpt = Path("wiki"),
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable findings")] = False,
+    now: Annotated[Optional[datetime], typer.Option(
+        help="judge freshness as of this time (default: now)")] = None,
+) -> None:
+    """Report open contradictions, broken links, orphan pages, entities without pages and
+    stale sources. Exit 1 when any error (not warning) is found."""
+    from .lint import as_json as lint_json
+    from .lint import lint as run_lint
+
+    state = _open(wiki)
+    when = (now or datetime.now(UTC))
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    report = run_lint(state, wiki, when)
+    if as_json:
+        sys.stdout.write(lint_json(report) + "\n")
+    else:
+        t = Table(show_header=True, header_style="bold")
+        for col in ("severity", "check", "finding"):
+            t.add_column(col)
+        for f in report.findings:
+            color = "red" if f.severity == "error" else "yellow"
+            t.add_row(f"[{color}]{f.severity}[/{color}]", f.code, f.message)
+        out.print(t)
+        out.print(f"{report.errors} errors, {report.warnings} warnings")
+    if report.errors:
+        raise typer.Exit(1)
+
+
+@export_app.command("claims")
+def export_claims_cmd(
+    wiki: WikiOpt = Path("wiki"),
+    fmt: Annotated[str, typer.Option("--format", help="jsonl (the only format)")] = "jsonl",
+    who: AsOpt = None,
+    groups: GroupOpt = None,
+    output: Annotated[Optional[Path], typer.Option("--output", help="file (default stdout)")] = None,
+) -> None:
+    """One claim per line: subject, attribute, value, status (winner/overruled/contested),
+    source key, version, sha256, authority. Layout: docs/export-format.md."""
+    from .atomic import write_atomic
+    from .export import export_claims
+    from .views import principal
+
+    if fmt != "jsonl":
+        err.print(f"unsupported format {fmt!r} (supported: jsonl)")
+        raise typer.Exit(2)
+    state = _open(wiki)
+    lines = export_claims(state, principal(state, who, groups))
+    if output is None:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+    else:
+        write_atomic(output, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+@app.command()
+def schemas(
+    dest: Annotated[Path, typer.Option("--out", help="folder for the JSON Schemas")] = Path(
+        "docs/schemas"),
+) -> None:
+    """Write the JSON Schemas of Folio's models (SourceRecord, Claim, Page, …)."""
+    from .schemas import write_schemas
+
+    for path in write_schemas(dest):
+        out.print(str(path))
+
+
+def _open(wiki: Path):  # noqa: ANN202 - State, imported lazily
+    try:
+        return wiki_state(wiki)
+    except FileNotFoundError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from exc
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,77 @@
+"""``folio export claims --format jsonl``: one claim per line. A stable interface: fields are
+only ever added, never renamed or removed, and ``schema`` names the layout version
+(JSON Schema: ``docs/schemas/ExportedClaim.schema.json``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from .models import ACL, Claim, ClaimKind, ClaimStatus, Principal
+from .state import State
+from .views import stored_policy
+from .resolve import resolve
+
+EXPORT_SCHEMA = "folio.claim-export/1"
+
+
+class ExportedClaim(BaseModel):
+    schema_: Literal["folio.claim-export/1"] = Field(EXPORT_SCHEMA, alias="schema")
+    claim_id: str
+    subject: str = Field(description="entity id, also the page name")
+    attribute: str
+    value: str
+    kind: ClaimKind
+    status: ClaimStatus
+    source_key: str
+    source_version: str
+    source_sha256: str
+    source_system: str
+    authority_rule: str
+    authority_rank: int
+    observed_at: datetime
+    quote: str
+    span: tuple[int, int] | None
+    acl: ACL
+
+    @classmethod
+    def of(cls, c: Claim, status: ClaimStatus) -> ExportedClaim:
+        return cls(
+            claim_id=c.id, subject=c.subject, attribute=c.attribute, value=c.value,
+            kind=c.kind, status=status, source_key=c.source.key,
+            source_version=c.source.version, source_sha256=c.source.sha256,
+            source_system=c.source.system, authority_rule=c.authority.rule,
+            authority_rank=c.authority.rank, observed_at=c.observed_at, quote=c.quote,
+            span=c.span, acl=c.acl,
+        )
+
+
+def export_claims(state: State, who: Principal | None = None) -> Iterator[str]:
+    """JSON lines sorted by subject, attribute, claim id. With a principal, only the claims
+    they may see, with authority settled again among those."""
+    if who is None:
+        for claim, status in state.iter_claims():
+            yield ExportedClaim.of(claim, status).model_dump_json(by_alias=True)  # type: ignore[arg-type]
+        return
+    policy = stored_policy(state)
+    subject: str | None = None
+    batch: list[Claim] = []
+
+    def flush() -> Iterator[str]:
+        status, _ = resolve(batch, lambda r: policy.rule_named(r).tiebreak)
+        for c in batch:
+            yield ExportedClaim.of(c, status[c.id]).model_dump_json(by_alias=True)
+
+    for claim, _ in state.iter_claims():
+        if not claim.acl.allows(who):
+            continue
+        if claim.subject != subject and batch:
+            yield from flush()
+            batch = []
+        subject = claim.subject
+        batch.append(claim)
+    if batch:
+        yield from flush()

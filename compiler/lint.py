@@ -1,0 +1,137 @@
+"""Wiki health checks. Errors make ``folio lint`` exit non-zero; warnings do not.
+
+- open-contradiction (error): equal authority, different values
+- broken-link (error): a wikilink to a page that does not exist
+- missing-page-file (error): a page the state lists is not on disk
+- missing-entity (warning): a record refers to something no record describes
+- orphan-page (warning): no other page links here
+- stale-source (warning): a source older than its freshness tier allows
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from .models import Claim
+from .state import State
+
+_LINK = re.compile(r"(?<!\\)\[\[([^\]|\\#]+)(?:#[^\]|\\]*)?(?:\\?\|[^\]]*)?\]\]")
+
+
+class Finding(BaseModel):
+    severity: Literal["error", "warning"]
+    code: str
+    page: str | None = None
+    message: str
+    claims: list[str] = []
+    sources: list[str] = []
+
+
+class LintReport(BaseModel):
+    findings: list[Finding]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")
+
+
+def _contradictions(state: State) -> list[Finding]:
+    out = []
+    for conflict in state.open_conflicts():
+        claims = state.claims_by_ids(list(conflict.contested))
+        parts = sorted(
+            f"{c.value!r} from {c.source.label} ({c.authority.rule}, rank {c.authority.rank})"
+            for c, _ in claims.values()
+        )
+        out.append(Finding(
+            severity="error", code="open-contradiction", page=conflict.subject,
+            message=f"{conflict.subject}: '{conflict.attribute}' has equal-authority values: "
+                    + "; ".join(parts),
+            claims=list(conflict.contested),
+            sources=sorted({c.source.label for c, _ in claims.values()}),
+        ))
+    return out
+
+
+def _links(state: State, wiki: Path) -> list[Finding]:
+    pages = set(state.page_ids())
+    inbound: dict[str, set[str]] = defaultdict(set)
+    out: list[Finding] = []
+    for eid in sorted(pages):
+        path = wiki / f"{eid}.md"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            out.append(Finding(severity="error", code="missing-page-file", page=eid,
+                               message=f"{path}: listed in the compile state but not on disk"))
+            continue
+        for target in sorted(set(_LINK.findall(text))):
+            target = target.strip()
+            if target in pages:
+                if target != eid:
+                    inbound[target].add(eid)
+            else:
+                out.append(Finding(severity="error", code="broken-link", page=eid,
+                                   message=f"{eid}.md links to [[{target}]], which does not exist"))
+    for eid in sorted(pages - set(inbound)):
+        out.append(Finding(severity="warning", code="orphan-page", page=eid,
+                           message=f"{eid}: no other page links here"))
+    return out
+
+
+def _missing_entities(state: State) -> list[Finding]:
+    by_target: dict[str, list[Claim]] = defaultdict(list)
+    for claim, _ in state.unresolved_references():
+        by_target[claim.value].append(claim)
+    return [
+        Finding(
+            severity="warning", code="missing-entity", page=None,
+            message=f"'{name}' is mentioned by "
+                    + ", ".join(sorted({c.subject for c in claims}))
+                    + " but has no page (no source record describes it)",
+            claims=sorted(c.id for c in claims),
+            sources=sorted({c.source.label for c in claims}),
+        )
+        for name, claims in sorted(by_target.items())
+    ]
+
+
+def _stale(state: State, now: datetime) -> list[Finding]:
+    out = []
+    tiers = state.record_freshness()
+    for key, version, updated, subjects in state.record_ages():
+        tier, max_age = tiers[key]
+        age = (now - datetime.fromisoformat(updated)).days
+        if age > max_age:
+            out.append(Finding(
+                severity="warning", code="stale-source", page=None,
+                message=f"{key}@{version} was last updated {age} days ago (tier '{tier}' "
+                        f"allows {max_age}); it supports {', '.join(subjects)}",
+                sources=[f"{key}@{version}"],
+            ))
+    return out
+
+
+def lint(state: State, wiki: Path, now: datetime) -> LintReport:
+    findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
+    findings += _stale(state, now)
+    return LintReport(findings=findings)
+
+
+def as_json(report: LintReport) -> str:
+    return json.dumps(
+        {"errors": report.errors, "warnings": report.warnings,
+         "findings": [f.model_dump() for f in report.findings]},
+        indent=2, sort_keys=True,
+    )

@@ -1,0 +1,263 @@
+"""The domain model: every boundary of the compiler speaks these types.
+
+Exported as JSON Schema under ``docs/schemas/`` by ``folio schemas``. Ids are digests of
+content (see :mod:`compiler.canonical`), never counters.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cached_property
+from typing import Literal
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    computed_field,
+    field_validator,
+)
+
+from .canonical import canonical_json, content_id, sha256_hex
+
+SCHEMA_VERSION = "1"
+
+Scalar = str | int | float | bool | None
+ClaimKind = Literal["field", "fact", "statement", "reference"]
+ClaimStatus = Literal["winner", "overruled", "contested"]
+
+_KEY_PART = r"^[^/\x00-\x1f\x7f]+$"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ACL(_Frozen):
+    """Who may see a record and everything compiled from it.
+
+    An empty ACL (not public, no users, no groups) is visible to nobody but the operator.
+    """
+
+    public: bool = False
+    users: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+
+    @field_validator("users", "groups")
+    @classmethod
+    def _sorted_unique(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted({s.strip() for s in v if s and s.strip()}))
+
+    def allows(self, principal: Principal | None) -> bool:
+        """``None`` is the operator compiling the wiki, who sees everything."""
+        if principal is None or self.public:
+            return True
+        if principal.name in self.users:
+            return True
+        return any(g in self.groups for g in principal.groups)
+
+    @property
+    def digest(self) -> str:
+        return sha256_hex(canonical_json(self.model_dump(mode="json")))
+
+
+class Principal(_Frozen):
+    name: str
+    groups: tuple[str, ...] = ()
+
+
+class Reference(_Frozen):
+    """A structured pointer from a record to another entity (an Opportunity's account,
+    a ticket's product component). Resolved against the entity registry at link time."""
+
+    relation: str = Field(min_length=1)
+    target_type: str | None = None
+    target_name: str = Field(min_length=1)
+
+
+class SourceRecord(_Frozen):
+    """One immutable version of one record in a source system."""
+
+    tenant: str = Field(pattern=_KEY_PART)
+    system: str = Field(pattern=_KEY_PART)
+    instance: str = Field(pattern=_KEY_PART)
+    type: str = Field(pattern=_KEY_PART, description="record type in the source system")
+    id: str = Field(min_length=1, pattern=r"^[^\x00-\x1f\x7f]+$")
+    version: str = Field(min_length=1)
+    updated_at: AwareDatetime
+    title: str = Field(min_length=1)
+    name: str | None = Field(
+        None, description="name of the entity the record describes, when not its title (a ticket key)"
+    )
+    url: str | None = None
+    body: str = Field("", description="plain text; claim spans are offsets into it")
+    fields: dict[str, Scalar] = Field(default_factory=dict)
+    references: tuple[Reference, ...] = ()
+    entity_type: str = Field("topic", description="what the record describes: policy, account, ticket, …")
+    aliases: tuple[str, ...] = ()
+    container: str | None = Field(None, description="space, project or object the record lives in")
+    status: str | None = None
+    labels: tuple[str, ...] = ()
+    acl: ACL = ACL()
+    origin: str | None = Field(
+        None, description="file and position it was read from; not part of its content"
+    )
+
+    @field_validator("title", "name")
+    @classmethod
+    def _title_has_no_control_chars(cls, v: str | None) -> str | None:
+        from .slug import has_control_chars
+
+        if v is not None and has_control_chars(v):
+            raise ValueError("title contains control characters")
+        return v
+
+    @computed_field  # type: ignore[prop-decorator]
+    @cached_property
+    def key(self) -> str:
+        return f"{self.tenant}/{self.system}/{self.instance}/{self.type}/{self.id}"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @cached_property
+    def sha256(self) -> str:
+        """Digest of the canonical content: everything but where the record was read from."""
+        content = self.model_dump(mode="json", exclude={"origin", "key", "sha256"})
+        return sha256_hex(canonical_json(content))
+
+    @property
+    def entity_name(self) -> str:
+        return self.name or self.title
+
+    @property
+    def ref(self) -> SourceRef:
+        return SourceRef(
+            key=self.key,
+            version=self.version,
+            sha256=self.sha256,
+            system=self.system,
+            title=self.title,
+            url=self.url,
+            updated_at=self.updated_at,
+        )
+
+
+class SourceRef(_Frozen):
+    key: str
+    version: str
+    sha256: str
+    system: str
+    title: str = ""
+    url: str | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.key}@{self.version}"
+
+
+class Entity(_Frozen):
+    """A thing the wiki has a page about. ``id`` doubles as the page name."""
+
+    id: str
+    type: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    declared_by: tuple[str, ...] = Field((), description="record keys that declare it")
+
+
+class Authority(_Frozen):
+    rank: int
+    rule: str
+
+
+class Mention(_Frozen):
+    """An entity named inside a claim's value: ``value[start:end]`` is the text as written."""
+
+    entity: str
+    start: int
+    end: int
+
+
+class Claim(_Frozen):
+    """An atomic statement about an entity, with the exact source version it came from."""
+
+    id: str
+    subject: str = Field(description="entity id")
+    attribute: str
+    value: str
+    kind: ClaimKind
+    quote: str
+    span: tuple[int, int] | None = Field(None, description="[start, end) in the record body")
+    field: str | None = Field(None, description="source field, for structured claims")
+    mentions: tuple[Mention, ...] = Field((), description="entities linked from the value")
+    source: SourceRef
+    authority: Authority
+    observed_at: datetime
+    acl: ACL
+
+    @staticmethod
+    def make_id(
+        subject: str,
+        attribute: str,
+        value: str,
+        kind: str,
+        quote: str,
+        span: tuple[int, int] | None,
+        source: SourceRef,
+    ) -> str:
+        return content_id(
+            subject, attribute, value, kind, quote, span, source.key, source.version, source.sha256
+        )
+
+    @property
+    def comparable(self) -> bool:
+        """Only attribute/value claims are compared: sentences and references are many-valued."""
+        return self.kind in ("field", "fact")
+
+
+class Overruled(_Frozen):
+    claim_id: str
+    value: str
+    source: str = Field(description="record key@version")
+    rank: int
+    rule: str
+    reason: str
+
+
+class Conflict(_Frozen):
+    """Two or more values for one subject attribute, and how (or whether) it was settled."""
+
+    id: str
+    subject: str
+    attribute: str
+    state: Literal["resolved", "open"]
+    value: str | None = Field(None, description="the winning value when resolved")
+    winners: tuple[str, ...] = ()
+    overruled: tuple[Overruled, ...] = ()
+    contested: tuple[str, ...] = Field((), description="claim ids in an open contradiction")
+
+
+class Page(_Frozen):
+    """A rendered wiki page and everything it was rendered from."""
+
+    name: str = Field(description="<type>/<slug>, the wiki link target")
+    path: str = Field(description="relative path of the markdown file")
+    entity: Entity
+    summary: str
+    claims: tuple[Claim, ...]
+    status: dict[str, ClaimStatus]
+    conflicts: tuple[Conflict, ...] = ()
+    sources: tuple[SourceRef, ...] = ()
+    backlinks: tuple[str, ...] = ()
+    sha256: str
+
+
+EXPORTED_MODELS: dict[str, type[BaseModel]] = {
+    "SourceRecord": SourceRecord,
+    "Entity": Entity,
+    "Claim": Claim,
+    "Conflict": Conflict,
+    "Page": Page,
+    "ACL": ACL,
+}

@@ -1,0 +1,229 @@
+"""Rendering: claims in, pages out. Pure and deterministic, so an incremental build and a clean
+rebuild produce the same bytes. Source text is escaped so it can never become wiki markup
+(links, tables) of its own."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+import yaml
+
+from .canonical import canonical_json, sha256_hex
+from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
+from .text import normalize_value
+
+_SUMMARY_CHARS = 160
+
+
+def escape(text: str) -> str:
+    """Source text as inert markdown: no wikilinks, no table breaks, one line."""
+    return (
+        " ".join(text.split())
+        .replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("[[", "\\[\\[")
+        .replace("]]", "\\]\\]")
+    )
+
+
+def wikilink(target: str, shown: str, table: bool = False) -> str:
+    """Obsidian link; inside a table the alias bar must be escaped."""
+    bar = "\\|" if table else "|"
+    return f"[[{target}{bar}{escape(shown)}]]" if shown else f"[[{target}]]"
+
+
+def linked_value(value: str, mentions: Sequence[Mention], table: bool = False) -> str:
+    """The value with each mentioned entity turned into a wikilink (shown as written)."""
+    out, pos = [], 0
+    for m in sorted(mentions, key=lambda m: m.start):
+        if m.start < pos:
+            continue
+        out.append(escape(value[pos:m.start]) if m.start > pos else "")
+        out.append(wikilink(m.entity, value[m.start:m.end], table))
+        pos = m.end
+    out.append(escape(value[pos:]))
+    return "".join(p for p in out if p) if out else escape(value)
+
+
+def summarize(entity: Entity, claims: Sequence[Claim]) -> str:
+    """One line for index.md: the first sentence from the best-ranked source, else facts."""
+    sentences = sorted(
+        (c for c in claims if c.kind in ("statement", "fact") and c.span is not None),
+        key=lambda c: (-c.authority.rank, c.source.key, c.span or (0, 0)),
+    )
+    if sentences:
+        text = " ".join(sentences[0].quote.split())
+    else:
+        facts = sorted({f"{c.attribute}: {c.value}" for c in claims
+                        if c.kind == "field" and c.attribute != "name"})
+        text = "; ".join(facts[:3]) if facts else f"{entity.type} {entity.name}"
+    return text if len(text) <= _SUMMARY_CHARS else text[: _SUMMARY_CHARS - 1].rstrip() + "…"
+
+
+def _sources(claims: Iterable[Claim]) -> list[SourceRef]:
+    by_key: dict[str, SourceRef] = {}
+    for c in claims:
+        by_key[c.source.key] = c.source
+    return [by_key[k] for k in sorted(by_key)]
+
+
+def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[SourceRef],
+                 conflicts: Sequence[Conflict]) -> str:
+    best = max(claims, key=lambda c: (c.authority.rank, c.source.key))
+    updated = max((c.observed_at for c in claims), default=None)
+    data = {
+        "title": entity.name,
+        "type": entity.type,
+        "aliases": list(entity.aliases),
+        "sources": [s.label for s in sources],
+        "claims": len(claims),
+        "authority": {"rule": best.authority.rule, "rank": best.authority.rank},
+        "updated": updated.isoformat() if isinstance(updated, datetime) else None,
+        "conflicts": {
+            "resolved": sum(1 for c in conflicts if c.state == "resolved"),
+            "open": sum(1 for c in conflicts if c.state == "open"),
+        },
+        "folio": {"schema": SCHEMA_VERSION},
+    }
+    return "---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000) + "---\n"
+
+
+def render_page(
+    entity: Entity,
+    claims: Sequence[Claim],
+    status: Mapping[str, ClaimStatus],
+    conflicts: Sequence[Conflict],
+    backlinks: Sequence[tuple[str, str]],
+) -> tuple[str, dict, str]:
+    """Markdown, machine-readable sidecar and one-line summary for one entity's page."""
+    claims = sorted(claims, key=lambda c: (c.attribute, c.source.key, c.span or (-1, -1), c.id))
+    sources = _sources(claims)
+    sid = {s.key: f"S{i}" for i, s in enumerate(sources, 1)}
+    summary = summarize(entity, claims)
+    by_id = {c.id: c for c in claims}
+    lines = [_frontmatter(entity, claims, sources, conflicts), f"# {escape(entity.name)}", "",
+             f"> {escape(summary)}", ""]
+
+    open_attrs = {c.attribute for c in conflicts if c.state == "open"}
+    facts: dict[str, list[Claim]] = defaultdict(list)
+    for c in claims:
+        if c.kind != "statement":
+            facts[c.attribute].append(c)
+    if facts:
+        lines += ["## Facts", "", "| Attribute | Value | Sources | Authority |", "|---|---|---|---|"]
+        for attribute in sorted(facts):
+            group = facts[attribute]
+            if attribute in open_attrs:
+                contested = [c for c in group if status.get(c.id) == "contested"]
+                shown = " / ".join(sorted({escape(c.value) for c in contested}))
+                refs = ", ".join(sorted({sid[c.source.key] for c in contested}, key=_snum))
+                lines.append(f"| {escape(attribute)} | ⚠ contested: {shown} | {refs} | "
+                             f"rank {contested[0].authority.rank} (tie) |")
+                continue
+            rows: dict[str, list[Claim]] = defaultdict(list)
+            for c in group:
+                if status.get(c.id) == "winner":
+                    rows[normalize_value(c.value)].append(c)
+            for _, winners in sorted(rows.items()):
+                first = max(winners, key=lambda c: (c.authority.rank, c.source.key))
+                refs = ", ".join(sorted({sid[c.source.key] for c in winners}, key=_snum))
+                lines.append(
+                    f"| {escape(attribute)} | {linked_value(first.value, first.mentions, table=True)} | {refs} | "
+                    f"{escape(first.authority.rule)} ({first.authority.rank}) |"
+                )
+        lines.append("")
+
+    statements = [c for c in claims if c.kind == "statement"]
+    if statements:
+        lines += ["## Statements", ""]
+        for c in sorted(statements, key=lambda c: (c.source.key, c.span or (-1, -1), c.id)):
+            lines.append(f"- {linked_value(c.value, c.mentions)} ({sid[c.source.key]})")
+        lines.append("")
+
+    if conflicts:
+        lines += ["## Conflicts", ""]
+        for conflict in conflicts:
+            if conflict.state == "open":
+                lines.append(f"### {escape(conflict.attribute)} — open contradiction")
+                lines.append("")
+                lines.append("Equal authority, different values; not settled until a source or the "
+                             "authority policy changes.")
+                lines.append("")
+                for cid in conflict.contested:
+                    c = by_id[cid]
+                    lines.append(f"- {escape(c.value)} — {sid[c.source.key]} `{c.source.label}` "
+                                 f"({escape(c.authority.rule)}, rank {c.authority.rank})")
+            else:
+                lines.append(f"### {escape(conflict.attribute)} — resolved: "
+                             f"{escape(conflict.value or '')}")
+                lines.append("")
+                for cid in conflict.winners:
+                    c = by_id[cid]
+                    lines.append(f"- **{escape(c.value)}** — winner — {sid[c.source.key]} "
+                                 f"`{c.source.label}` ({escape(c.authority.rule)}, rank "
+                                 f"{c.authority.rank})")
+            for o in conflict.overruled:
+                c = by_id[o.claim_id]
+                lines.append(f"- ~~{escape(o.value)}~~ — overruled — {sid[c.source.key]} "
+                             f"`{o.source}` ({escape(o.rule)}, rank {o.rank}): {escape(o.reason)}")
+            lines.append("")
+
+    if backlinks:
+        lines += ["## Referenced by", ""]
+        lines += [f"- {wikilink(eid, name)}" for eid, name in backlinks]
+        lines.append("")
+
+    lines += ["## Sources", "", "| | Record | Version | SHA-256 | Title |", "|---|---|---|---|---|"]
+    for s in sources:
+        title = f"[{escape(s.title)}]({s.url})" if s.url else escape(s.title)
+        lines.append(f"| {sid[s.key]} | `{escape(s.key)}` | {escape(s.version)} | "
+                     f"`{s.sha256[:16]}` | {title} |")
+    lines.append("")
+    markdown = "\n".join(lines)
+
+    sidecar = {
+        "schema": f"folio.page/{SCHEMA_VERSION}",
+        "name": entity.id,
+        "entity": entity.model_dump(mode="json"),
+        "summary": summary,
+        "page_sha256": sha256_hex(markdown),
+        "claims": [
+            {**c.model_dump(mode="json"), "status": status.get(c.id, "winner")} for c in claims
+        ],
+        "conflicts": [c.model_dump(mode="json") for c in conflicts],
+        "sources": [s.model_dump(mode="json") for s in sources],
+        "backlinks": [eid for eid, _ in backlinks],
+    }
+    return markdown, sidecar, summary
+
+
+def _snum(label: str) -> int:
+    return int(label[1:])
+
+
+def sidecar_bytes(sidecar: dict) -> bytes:
+    return canonical_json(sidecar) + b"\n"
+
+
+def render_index(pages: Iterable[tuple[str, str, str, str]]) -> str:
+    """``index.md``: catalogue by type. ``pages`` are (type, id, title, summary)."""
+    by_type: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for etype, eid, title, summary in pages:
+        by_type[etype].append((title.lower(), eid, f"- {wikilink(eid, title)} — {escape(summary)}"))
+    lines = ["# Index", "", "Generated by Folio; do not edit. One line per page, by type.", ""]
+    for etype in sorted(by_type):
+        entries = sorted(by_type[etype])
+        lines += [f"## {etype} ({len(entries)})", ""] + [e[2] for e in entries] + [""]
+    return "\n".join(lines)
+
+
+def render_log(entries: Iterable[tuple[str, str, str, str]]) -> str:
+    """``log.md`` from the stored history: (day, op, title, body), oldest first."""
+    lines = ["# Log", "", "Append-only history of compiles. Newest last.", ""]
+    for day, op, title, body in entries:
+        lines += [f"## [{day}] {op} | {title}", ""]
+        if body:
+            lines += [body, ""]
+    return "\n".join(lines)

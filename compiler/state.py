@@ -1,0 +1,474 @@
+"""The compile state under ``<wiki>/.folio/state.db`` (SQLite): what each input file and
+record was, what each record claimed, which pages exist, and the full-text search index.
+
+A compile runs in one transaction; it commits after every page is on disk, so a crash leaves
+the previous state, and the rerun redoes exactly the same work.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from .models import Claim, ClaimStatus, Conflict, Entity
+from .registry import Declaration
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT, recorded_ns INTEGER);
+CREATE TABLE IF NOT EXISTS records (
+    key TEXT PRIMARY KEY, file TEXT NOT NULL, sha256 TEXT NOT NULL, version TEXT NOT NULL,
+    entity_id TEXT NOT NULL, record_json TEXT NOT NULL, extraction_json TEXT NOT NULL,
+    tier TEXT NOT NULL, max_age_days INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS records_by_file ON records(file);
+CREATE TABLE IF NOT EXISTS extraction_cache (
+    backend TEXT NOT NULL, sha256 TEXT NOT NULL, extraction_json TEXT NOT NULL,
+    PRIMARY KEY (backend, sha256));
+CREATE TABLE IF NOT EXISTS declarations (
+    record_key TEXT PRIMARY KEY, entity_id TEXT NOT NULL, type TEXT NOT NULL, name TEXT NOT NULL,
+    aliases_json TEXT NOT NULL, rank INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS declarations_by_entity ON declarations(entity_id);
+CREATE TABLE IF NOT EXISTS names (
+    key TEXT NOT NULL, entity_id TEXT NOT NULL, type TEXT NOT NULL, rank INTEGER NOT NULL,
+    PRIMARY KEY (key, entity_id));
+CREATE INDEX IF NOT EXISTS names_by_entity ON names(entity_id);
+CREATE TABLE IF NOT EXISTS entities (id TEXT PRIMARY KEY, entity_json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (
+    id TEXT PRIMARY KEY, record_key TEXT NOT NULL, subject TEXT NOT NULL, attribute TEXT NOT NULL,
+    kind TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'winner', claim_json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS claims_by_record ON claims(record_key);
+CREATE INDEX IF NOT EXISTS claims_by_subject ON claims(subject);
+CREATE TABLE IF NOT EXISTS mentions (claim_id TEXT NOT NULL, subject TEXT NOT NULL,
+    entity_id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS mentions_by_entity ON mentions(entity_id);
+CREATE INDEX IF NOT EXISTS mentions_by_claim ON mentions(claim_id);
+CREATE INDEX IF NOT EXISTS mentions_by_subject ON mentions(subject);
+CREATE TABLE IF NOT EXISTS conflicts (
+    id TEXT PRIMARY KEY, subject TEXT NOT NULL, state TEXT NOT NULL, conflict_json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS conflicts_by_subject ON conflicts(subject);
+CREATE TABLE IF NOT EXISTS pages (
+    entity_id TEXT PRIMARY KEY, path TEXT NOT NULL, sha256 TEXT NOT NULL,
+    sidecar_sha256 TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL, summary TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, day TEXT NOT NULL, op TEXT NOT NULL,
+    title TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS file_errors (path TEXT NOT NULL, error_json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS file_errors_by_path ON file_errors(path);
+CREATE TABLE IF NOT EXISTS principals (name TEXT PRIMARY KEY, groups_json TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(key UNINDEXED, text);
+CREATE VIRTUAL TABLE IF NOT EXISTS claims_fts USING fts5(
+    claim_id UNINDEXED, subject UNINDEXED, name, attribute, value, quote);
+"""
+
+_RESETTABLE = (
+    "files", "file_errors", "records", "declarations", "names", "entities", "claims", "mentions", "conflicts",
+    "records_fts", "claims_fts",
+)
+
+
+def _chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+class State:
+    def __init__(self, path: Path, readonly: bool = False) -> None:
+        self.path = path
+        if readonly:
+            if not path.exists():
+                raise FileNotFoundError(f"{path}: no compile state here (run `folio compile` first)")
+            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+        self.db.execute("PRAGMA cache_size=-200000")
+
+    # -- transactions ---------------------------------------------------------------------
+    def begin(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- meta -------------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def reset_inputs(self) -> None:
+        """Forget every input and claim (the policy or backend changed); pages stay listed so
+        the rebuild can remove the ones that no longer exist."""
+        for table in _RESETTABLE:
+            self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+
+    # -- files ------------------------------------------------------------------------------
+    def files(self) -> dict[str, tuple[int, int, str, int]]:
+        return {
+            r[0]: (r[1], r[2], r[3], r[4])
+            for r in self.db.execute("SELECT path, size, mtime_ns, sha256, recorded_ns FROM files")
+        }
+
+    def put_file(self, path: str, size: int, mtime_ns: int, sha: str, recorded_ns: int) -> None:
+        self.db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?)",
+                        (path, size, mtime_ns, sha, recorded_ns))
+
+    def drop_file(self, path: str) -> None:
+        self.db.execute("DELETE FROM files WHERE path=?", (path,))
+        self.db.execute("DELETE FROM file_errors WHERE path=?", (path,))
+
+    def set_file_errors(self, path: str, errors_json: Sequence[str]) -> None:
+        self.db.execute("DELETE FROM file_errors WHERE path=?", (path,))
+        self.db.executemany("INSERT INTO file_errors VALUES (?, ?)",
+                            [(path, e) for e in errors_json])
+
+    def file_errors(self, paths: Iterable[str]) -> list[str]:
+        out: list[str] = []
+        for chunk in _chunks(sorted(paths)):
+            q = ("SELECT error_json FROM file_errors "
+                 f"WHERE path IN ({','.join('?' * len(chunk))}) ORDER BY rowid")
+            out.extend(r[0] for r in self.db.execute(q, chunk))
+        return out
+
+    # -- records ----------------------------------------------------------------------------
+    def record_index(self) -> dict[str, tuple[str, str]]:
+        """key → (sha256, file) of every stored record."""
+        return {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT key, sha256, file FROM records")}
+
+    def record_sha(self, key: str) -> str | None:
+        row = self.db.execute("SELECT sha256 FROM records WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def record_file(self, key: str) -> str | None:
+        row = self.db.execute("SELECT file FROM records WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_record_file(self, key: str, file: str) -> None:
+        self.db.execute("UPDATE records SET file=? WHERE key=? AND file != ?", (file, key, file))
+
+    def record_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
+
+    def record_keys_of_files(self, files: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(files)):
+            q = f"SELECT key, sha256 FROM records WHERE file IN ({','.join('?' * len(chunk))})"
+            out.update(dict(self.db.execute(q, chunk)))
+        return out
+
+    def load_records(self, keys: Iterable[str]) -> Iterator[tuple[str, str, str]]:
+        """(key, record_json, extraction_json)."""
+        for chunk in _chunks(sorted(keys)):
+            q = ("SELECT key, record_json, extraction_json FROM records "
+                 f"WHERE key IN ({','.join('?' * len(chunk))})")
+            yield from self.db.execute(q, chunk)
+
+    def all_record_keys(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT key FROM records ORDER BY key")]
+
+    def put_record(self, key: str, file: str, sha: str, version: str, entity_id: str,
+                   record_json: str, extraction_json: str, tier: str, max_age: int,
+                   fts_text: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?)",
+                        (key, file, sha, version, entity_id, record_json, extraction_json,
+                         tier, max_age))
+        self.db.execute("DELETE FROM records_fts WHERE key=?", (key,))
+        self.db.execute("INSERT INTO records_fts VALUES (?, ?)", (key, fts_text))
+
+    def drop_record(self, key: str) -> None:
+        self.db.execute("DELETE FROM records WHERE key=?", (key,))
+        self.db.execute("DELETE FROM records_fts WHERE key=?", (key,))
+
+    def records_mentioning(self, name_key: str) -> set[str]:
+        phrase = '"' + name_key.replace('"', '""') + '"'
+        return {r[0] for r in self.db.execute(
+            "SELECT key FROM records_fts WHERE records_fts MATCH ?", (phrase,))}
+
+    def record_ages(self) -> Iterator[tuple[str, str, str, list[str]]]:
+        """(key, version, updated_at, subjects it supports) of every record with claims."""
+        for key, version, updated, subjects in self.db.execute(
+                "SELECT r.key, r.version, json_extract(r.record_json, '$.updated_at'), "
+                "group_concat(DISTINCT c.subject) FROM records r "
+                "JOIN claims c ON c.record_key = r.key GROUP BY r.key ORDER BY r.key"):
+            yield key, version, updated, sorted(subjects.split(","))
+
+    def record_freshness(self) -> dict[str, tuple[str, int]]:
+        return {r[0]: (r[1], r[2]) for r in
+                self.db.execute("SELECT key, tier, max_age_days FROM records")}
+
+    # -- extraction cache -------------------------------------------------------------------
+    def cached_extraction(self, backend: str, sha: str) -> str | None:
+        row = self.db.execute(
+            "SELECT extraction_json FROM extraction_cache WHERE backend=? AND sha256=?",
+            (backend, sha)).fetchone()
+        return row[0] if row else None
+
+    def cache_extraction(self, backend: str, sha: str, extraction_json: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO extraction_cache VALUES (?,?,?)",
+                        (backend, sha, extraction_json))
+
+    # -- declarations, names, entities ------------------------------------------------------
+    def declarations_of_records(self, keys: Iterable[str]) -> dict[str, Declaration]:
+        out: dict[str, Declaration] = {}
+        for chunk in _chunks(list(keys)):
+            q = ("SELECT record_key, entity_id, type, name, aliases_json, rank FROM declarations "
+                 f"WHERE record_key IN ({','.join('?' * len(chunk))})")
+            for rk, eid, t, n, a, rank in self.db.execute(q, chunk):
+                out[rk] = Declaration(rk, eid, t, n, tuple(json.loads(a)), rank)
+        return out
+
+    def all_declarations(self) -> Iterator[Declaration]:
+        for rk, eid, t, n, a, rank in self.db.execute(
+                "SELECT record_key, entity_id, type, name, aliases_json, rank FROM declarations"):
+            yield Declaration(rk, eid, t, n, tuple(json.loads(a)), rank)
+
+    def declarations_of_entity(self, entity_id: str) -> list[Declaration]:
+        return [
+            Declaration(rk, eid, t, n, tuple(json.loads(a)), rank)
+            for rk, eid, t, n, a, rank in self.db.execute(
+                "SELECT record_key, entity_id, type, name, aliases_json, rank FROM declarations "
+                "WHERE entity_id=?", (entity_id,))
+        ]
+
+    def put_declaration(self, d: Declaration) -> None:
+        self.db.execute("INSERT OR REPLACE INTO declarations VALUES (?,?,?,?,?,?)",
+                        (d.record_key, d.entity_id, d.type, d.name, json.dumps(list(d.aliases)),
+                         d.rank))
+
+    def drop_declaration(self, record_key: str) -> None:
+        self.db.execute("DELETE FROM declarations WHERE record_key=?", (record_key,))
+
+    def name_keys_of_entity(self, entity_id: str) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT key FROM names WHERE entity_id=?",
+                                              (entity_id,))}
+
+    def set_names(self, entity_id: str, decls: Sequence[Declaration]) -> None:
+        self.db.execute("DELETE FROM names WHERE entity_id=?", (entity_id,))
+        if not decls:
+            return
+        rank = max(d.rank for d in decls)
+        etype = decls[0].type
+        keys = set().union(*(d.keys() for d in decls))
+        self.db.executemany("INSERT INTO names VALUES (?,?,?,?)",
+                            [(k, entity_id, etype, rank) for k in sorted(keys)])
+
+    def lookup_name(self, key: str, entity_type: str | None) -> str | None:
+        if entity_type is not None:
+            row = self.db.execute(
+                "SELECT entity_id FROM names WHERE key=? AND type=? "
+                "ORDER BY rank DESC, entity_id LIMIT 1", (key, entity_type)).fetchone()
+            if row:
+                return row[0]
+        row = self.db.execute(
+            "SELECT entity_id FROM names WHERE key=? ORDER BY rank DESC, entity_id LIMIT 1",
+            (key,)).fetchone()
+        return row[0] if row else None
+
+    def entity(self, entity_id: str) -> Entity | None:
+        row = self.db.execute("SELECT entity_json FROM entities WHERE id=?",
+                              (entity_id,)).fetchone()
+        return Entity.model_validate_json(row[0]) if row else None
+
+    def entity_json(self, entity_id: str) -> str | None:
+        row = self.db.execute("SELECT entity_json FROM entities WHERE id=?",
+                              (entity_id,)).fetchone()
+        return row[0] if row else None
+
+    def put_entity(self, entity: Entity | None, entity_id: str) -> None:
+        if entity is None:
+            self.db.execute("DELETE FROM entities WHERE id=?", (entity_id,))
+        else:
+            self.db.execute("INSERT OR REPLACE INTO entities VALUES (?, ?)",
+                            (entity_id, entity.model_dump_json()))
+
+    def entity_names(self, ids: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for chunk in _chunks(sorted(set(ids))):
+            q = f"SELECT id, entity_json FROM entities WHERE id IN ({','.join('?' * len(chunk))})"
+            for eid, js in self.db.execute(q, chunk):
+                out[eid] = json.loads(js)["name"]
+        return out
+
+    def all_entities(self) -> Iterator[Entity]:
+        for (js,) in self.db.execute("SELECT entity_json FROM entities ORDER BY id"):
+            yield Entity.model_validate_json(js)
+
+    # -- claims -----------------------------------------------------------------------------
+    def claim_touch_set(self, record_key: str) -> tuple[set[str], set[str]]:
+        """(claim ids, subjects and mentioned entities) of a record's stored claims."""
+        ids, touched = set(), set()
+        for cid, subject in self.db.execute(
+                "SELECT id, subject FROM claims WHERE record_key=?", (record_key,)):
+            ids.add(cid)
+            touched.add(subject)
+        touched |= {r[0] for r in self.db.execute(
+            "SELECT m.entity_id FROM mentions m JOIN claims c ON c.id = m.claim_id "
+            "WHERE c.record_key=?", (record_key,))}
+        return ids, touched
+
+    def drop_claims_of(self, record_key: str) -> None:
+        self.db.execute("DELETE FROM mentions WHERE claim_id IN "
+                        "(SELECT id FROM claims WHERE record_key=?)", (record_key,))
+        self.db.execute("DELETE FROM claims WHERE record_key=?", (record_key,))
+
+    def put_claims(self, record_key: str, claims: Sequence[Claim]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO claims (id, record_key, subject, attribute, kind, claim_json) "
+            "VALUES (?,?,?,?,?,?)",
+            [(c.id, record_key, c.subject, c.attribute, c.kind, c.model_dump_json())
+             for c in claims])
+        self.db.executemany(
+            "INSERT INTO mentions VALUES (?,?,?)",
+            [(c.id, c.subject, m.entity) for c in claims for m in c.mentions])
+
+    def claims_of_subject(self, subject: str) -> list[Claim]:
+        return [Claim.model_validate_json(r[0]) for r in self.db.execute(
+            "SELECT claim_json FROM claims WHERE subject=?", (subject,))]
+
+    def mention_targets_of_subject(self, subject: str) -> set[str]:
+        return {r[0] for r in self.db.execute(
+            "SELECT entity_id FROM mentions WHERE subject=?", (subject,))}
+
+    def claims_of_group(self, subject: str, attribute: str) -> list[tuple[Claim, str]]:
+        return [(Claim.model_validate_json(r[0]), r[1]) for r in self.db.execute(
+            "SELECT claim_json, status FROM claims WHERE subject=? AND attribute=?",
+            (subject, attribute))]
+
+    def claims_by_ids(self, ids: Sequence[str]) -> dict[str, tuple[Claim, str]]:
+        out: dict[str, tuple[Claim, str]] = {}
+        for chunk in _chunks(list(ids)):
+            q = (f"SELECT id, claim_json, status FROM claims WHERE id IN "
+                 f"({','.join('?' * len(chunk))})")
+            for cid, js, status in self.db.execute(q, chunk):
+                out[cid] = (Claim.model_validate_json(js), status)
+        return out
+
+    def iter_claims(self) -> Iterator[tuple[Claim, str]]:
+        for js, status in self.db.execute(
+                "SELECT claim_json, status FROM claims ORDER BY subject, attribute, id"):
+            yield Claim.model_validate_json(js), status
+
+    def mentioning_claims(self, entity_id: str) -> list[Claim]:
+        return [Claim.model_validate_json(r[0]) for r in self.db.execute(
+            "SELECT c.claim_json FROM mentions m JOIN claims c ON c.id = m.claim_id "
+            "WHERE m.entity_id=? AND m.subject != ?", (entity_id, entity_id))]
+
+    def open_conflicts(self) -> list[Conflict]:
+        return [Conflict.model_validate_json(r[0]) for r in self.db.execute(
+            "SELECT conflict_json FROM conflicts WHERE state='open' ORDER BY subject, id")]
+
+    def unresolved_references(self) -> Iterator[tuple[Claim, str]]:
+        for js, status in self.db.execute(
+                "SELECT claim_json, status FROM claims c WHERE kind='reference' AND NOT EXISTS "
+                "(SELECT 1 FROM mentions m WHERE m.claim_id = c.id) ORDER BY subject, id"):
+            yield Claim.model_validate_json(js), status
+
+    def search_claims(self, match: str, limit: int) -> list[tuple[str, float]]:
+        return list(self.db.execute(
+            "SELECT claim_id, bm25(claims_fts, 0, 0, 2.0, 4.0, 2.0, 1.0) AS score FROM claims_fts "
+            "WHERE claims_fts MATCH ? ORDER BY score LIMIT ?", (match, limit)))
+
+    def find_entity(self, text: str) -> str | None:
+        """A page by id, by name or alias (case-insensitive), or by slug."""
+        if self.db.execute("SELECT 1 FROM pages WHERE entity_id=?", (text,)).fetchone():
+            return text
+        from .text import name_key
+
+        hit = self.lookup_name(name_key(text), None)
+        if hit and self.db.execute("SELECT 1 FROM pages WHERE entity_id=?", (hit,)).fetchone():
+            return hit
+        rows = [r[0] for r in self.db.execute(
+            "SELECT entity_id FROM pages WHERE entity_id LIKE ? ORDER BY entity_id",
+            ("%/" + text.lower(),))]
+        return rows[0] if len(rows) == 1 else None
+
+    def backlinks(self, entity_id: str) -> list[str]:
+        return sorted({r[0] for r in self.db.execute(
+            "SELECT subject FROM mentions WHERE entity_id=? AND subject != ?",
+            (entity_id, entity_id))})
+
+    def set_statuses(self, status: dict[str, ClaimStatus]) -> None:
+        self.db.executemany("UPDATE claims SET status=? WHERE id=?",
+                            [(s, cid) for cid, s in status.items()])
+
+    def set_conflicts(self, subject: str, conflicts: Sequence[Conflict]) -> None:
+        self.db.execute("DELETE FROM conflicts WHERE subject=?", (subject,))
+        self.db.executemany("INSERT INTO conflicts VALUES (?,?,?,?)",
+                            [(c.id, subject, c.state, c.model_dump_json()) for c in conflicts])
+
+    def index_claims(self, subject: str, name: str, claims: Sequence[Claim]) -> None:
+        self.db.execute("DELETE FROM claims_fts WHERE subject=?", (subject,))
+        self.db.executemany(
+            "INSERT INTO claims_fts VALUES (?,?,?,?,?,?)",
+            [(c.id, subject, name, c.attribute, c.value, c.quote) for c in claims])
+
+    # -- pages ------------------------------------------------------------------------------
+    def page(self, entity_id: str) -> tuple[str, str, str] | None:
+        """(path, page sha256, sidecar sha256)."""
+        row = self.db.execute("SELECT path, sha256, sidecar_sha256 FROM pages WHERE entity_id=?",
+                              (entity_id,)).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    def page_summary(self, entity_id: str) -> tuple[str, str, str] | None:
+        row = self.db.execute("SELECT type, title, summary FROM pages WHERE entity_id=?",
+                              (entity_id,)).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    def put_page(self, entity_id: str, path: str, sha: str, sidecar_sha: str, etype: str,
+                 title: str, summary: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?,?,?)",
+                        (entity_id, path, sha, sidecar_sha, etype, title, summary))
+
+    def drop_page(self, entity_id: str) -> None:
+        self.db.execute("DELETE FROM pages WHERE entity_id=?", (entity_id,))
+        self.db.execute("DELETE FROM claims_fts WHERE subject=?", (entity_id,))
+        self.db.execute("DELETE FROM conflicts WHERE subject=?", (entity_id,))
+
+    def page_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM pages").fetchone()[0]
+
+    def claim_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM claims").fetchone()[0]
+
+    def conflict_counts(self) -> tuple[int, int]:
+        counts = dict(self.db.execute("SELECT state, count(*) FROM conflicts GROUP BY state"))
+        return counts.get("resolved", 0), counts.get("open", 0)
+
+    def page_ids(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT entity_id FROM pages ORDER BY entity_id")]
+
+    def index_rows(self) -> Iterator[tuple[str, str, str, str]]:
+        yield from self.db.execute("SELECT type, entity_id, title, summary FROM pages")
+
+    # -- log and principals -----------------------------------------------------------------
+    def append_log(self, day: str, op: str, title: str, body: str) -> None:
+        self.db.execute("INSERT INTO log (day, op, title, body) VALUES (?,?,?,?)",
+                        (day, op, title, body))
+
+    def log_entries(self) -> Iterator[tuple[str, str, str, str]]:
+        yield from self.db.execute("SELECT day, op, title, body FROM log ORDER BY seq")
+
+    def set_principals(self, principals: dict[str, list[str]]) -> None:
+        self.db.execute("DELETE FROM principals")
+        self.db.executemany("INSERT INTO principals VALUES (?, ?)",
+                            [(n, json.dumps(sorted(g))) for n, g in sorted(principals.items())])
+
+    def principal_groups(self, name: str) -> list[str] | None:
+        row = self.db.execute("SELECT groups_json FROM principals WHERE name=?",
+                              (name,)).fetchone()
+        return json.loads(row[0]) if row else None

@@ -1,0 +1,1 @@
+"""Source connectors: one module per system, each yielding SourceRecords from real API payloads."""

@@ -1,0 +1,114 @@
+"""Plumbing every file-export connector shares: decoding, error reporting, record building.
+
+Kept private to the connectors package: the public surface is each connector's ``parse``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from compiler.models import SourceRecord
+
+from .base import RecordError
+
+
+class FieldError(Exception):
+    """Raised inside a record builder when one source field cannot be used."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def decode_text(path: str, data: bytes) -> str | RecordError:
+    try:
+        # utf-8-sig: exports saved by Windows tools often start with a BOM that is not content.
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return RecordError(path=path, message=f"not valid UTF-8 (byte {exc.start}: {exc.reason})")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def decode_json(path: str, data: bytes) -> Any | RecordError:
+    """The parsed document, or one RecordError naming the line and column that broke it."""
+    text = decode_text(path, data)
+    if isinstance(text, RecordError):
+        return text
+    try:
+        # NaN/Infinity are not JSON and would make record digests platform-dependent.
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        return RecordError(
+            path=path, message=f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        )
+    except (ValueError, RecursionError) as exc:
+        return RecordError(path=path, message=f"invalid JSON: {exc}")
+
+
+def origin(path: str, pointer: str) -> str:
+    return f"{path}#{pointer}" if pointer else path
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _message(err: Any) -> str:
+    msg = str(err["msg"])
+    return msg.removeprefix("Value error, ")
+
+
+def build(
+    path: str, label: str, make: Callable[[], SourceRecord | None]
+) -> SourceRecord | RecordError | None:
+    """Run one record's builder; turn any failure into a RecordError for that record alone.
+
+    ``make`` returns None for records that are deliberately skipped (deleted, other types).
+    """
+    try:
+        return make()
+    except FieldError as exc:
+        return RecordError(path=path, record=label, field=exc.field, message=exc.message)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        first = errors[0]
+        message = _message(first)
+        if len(errors) > 1:
+            rest = "; ".join(f"{_loc(e['loc'])}: {_message(e)}" for e in errors[1:])
+            message += f" (also {rest})"
+        return RecordError(path=path, record=label, field=_loc(first["loc"]) or None, message=message)
+    except Exception as exc:  # noqa: BLE001 - one odd record must never hide the rest of the file
+        return RecordError(
+            path=path, record=label, message=f"unreadable record ({type(exc).__name__}: {exc})"
+        )
+
+
+def sorted_unique(values: Iterable[Any]) -> tuple[str, ...]:
+    return tuple(sorted({str(v).strip() for v in values if v is not None and str(v).strip()}))
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """Optional sub-objects of API payloads are routinely absent or null."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def text_or_none(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None

@@ -1,0 +1,28 @@
+"""Which connector reads which system's export files."""
+
+from __future__ import annotations
+
+from .base import Connector
+from .confluence import ConfluenceConnector
+from .jira import JiraConnector
+from .markdown import MarkdownConnector
+from .salesforce import SalesforceConnector
+
+CONNECTORS: dict[str, type[Connector]] = {
+    c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, MarkdownConnector)
+}
+
+
+class UnknownSystemError(ValueError):
+    """A ``sources.yaml`` names a system no connector reads."""
+
+    def __init__(self, system: str) -> None:
+        self.system = system
+        super().__init__(f"unknown source system {system!r}; known systems: {', '.join(sorted(CONNECTORS))}")
+
+
+def get_connector(system: str) -> Connector:
+    try:
+        return CONNECTORS[system]()
+    except KeyError:
+        raise UnknownSystemError(system) from None

@@ -1,0 +1,224 @@
+"""Confluence storage format (XHTML with ``ac:``/``ri:`` macros) to plain text.
+
+The text is what claims quote and index spans into, so the conversion is deterministic and
+line-oriented: one block per line, list items as ``- item``, two-cell table rows as
+``key: value`` (the usual shape of a Confluence "page properties" table).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+_BLOCK = frozenset(
+    {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd",
+     "tr", "table", "thead", "tbody", "blockquote", "pre", "hr", "section", "article",
+     "ac:rich-text-body", "ac:plain-text-body", "ac:layout", "ac:layout-section",
+     "ac:layout-cell", "ac:task", "ac:task-list", "ac:structured-macro"}
+)  # fmt: skip
+# Macro configuration and task bookkeeping are not prose a reader would see on the page.
+_DROP = frozenset(
+    {"ac:parameter", "ac:task-id", "ac:task-uuid", "ac:task-status", "ac:placeholder",
+     "script", "style", "ri:url"}
+)  # fmt: skip
+_VERBATIM = frozenset({"pre", "ac:plain-text-body"})
+_LINK_TARGETS = ("ri:page", "ri:blog-post")
+_CELLS = ("td", "th")
+_SPACE = re.compile(r"\s+")
+_TAG = re.compile(r"<[^>]*>")
+
+
+@dataclass(frozen=True)
+class StorageText:
+    text: str
+    page_links: tuple[str, ...] = ()
+
+
+@dataclass
+class _Link:
+    target: str | None = None
+    fallback: str | None = None
+    parts: list[str] = field(default_factory=list)
+
+
+class _Converter(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        if hasattr(self, "support_cdata"):  # Python >= 3.14 only reports CDATA when asked
+            self.support_cdata(True)
+        self.lines: list[str] = []
+        self.links: list[str] = []
+        self._line: list[str] = []
+        self._prefix = ""
+        self._drop = 0
+        self._verbatim = 0
+        self._link: list[_Link] = []
+        # each open row remembers how many cells were open around it (tables nest in cells)
+        self._rows: list[tuple[list[str], int]] = []
+        self._cells: list[list[str]] = []
+        self._tables: list[int] = []  # rows open when each table started
+
+    # -- output sinks: the innermost open link, else table cell, else the current line --
+    def _emit(self, text: str) -> None:
+        if self._link:
+            self._link[-1].parts.append(text)
+        elif self._cells:
+            self._cells[-1].append(text)
+        else:
+            if not self._line and not text.strip():
+                return
+            if not self._line and self._prefix:
+                self._line.append(self._prefix)
+                self._prefix = ""
+            self._line.append(text)
+
+    def _break(self) -> None:
+        if self._link or self._cells:
+            self._emit(" ")  # blocks inside a cell or link body stay on the row's line
+            return
+        if "".join(self._line).strip():
+            self.lines.append("".join(self._line))
+        self._line = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag in _DROP:
+            self._drop += 1
+            return
+        if self._drop:
+            return
+        if tag in _VERBATIM:
+            self._verbatim += 1
+        if tag == "ac:link":
+            self._link.append(_Link())
+        elif tag in _LINK_TARGETS and self._link:
+            self._link[-1].target = a.get("ri:content-title") or None
+        elif tag == "ri:attachment" and self._link:
+            self._link[-1].fallback = a.get("ri:filename") or None
+        elif tag == "time" and a.get("datetime"):
+            self._emit(a["datetime"])
+        elif tag == "table":
+            self._break()
+            self._tables.append(len(self._rows))
+        elif tag == "tr":
+            self._break()
+            self._rows.append(([], len(self._cells)))
+        elif tag in _CELLS and self._rows:
+            self._close_cells()  # an unclosed <td> ends where the next one starts
+            self._cells.append([])
+        elif tag == "br":
+            self._break()
+        elif tag == "li":
+            self._break()
+            if not self._cells and not self._link:
+                self._prefix = "- "
+        elif tag in _BLOCK:
+            self._break()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _DROP:
+            self._drop = max(0, self._drop - 1)
+            return
+        if self._drop:
+            return
+        if tag in _VERBATIM:
+            self._verbatim = max(0, self._verbatim - 1)
+        if tag == "ac:link" and self._link:
+            self._close_link()
+        elif tag in _CELLS and self._rows and len(self._cells) > self._rows[-1][1]:
+            self._close_cell()
+        elif tag == "tr" and self._rows:
+            self._close_row()
+        elif tag == "table" and self._tables:
+            while len(self._rows) > self._tables[-1]:
+                self._close_row()  # rows the markup forgot to close end with their table
+            self._tables.pop()
+            self._break()
+        elif tag == "li":
+            self._break()
+            self._prefix = ""
+        elif tag in _BLOCK:
+            self._break()
+
+    def handle_data(self, data: str) -> None:
+        if self._drop:
+            return
+        if self._verbatim:
+            first, *rest = data.split("\n")
+            self._emit(first)
+            for line in rest:
+                self._break()
+                self._emit(line)
+        else:
+            self._emit(_SPACE.sub(" ", data))
+
+    def unknown_decl(self, data: str) -> None:
+        if data.startswith("CDATA["):
+            self.handle_data(data[len("CDATA[") :])
+
+    def handle_comment(self, data: str) -> None:
+        # Python versions that do not recognise CDATA outside SVG/MathML report it as a comment.
+        if data.startswith("[CDATA[") and data.endswith("]]"):
+            self.handle_data(data[len("[CDATA[") : -2])
+
+    def _close_link(self) -> None:
+        link = self._link.pop()
+        body = _SPACE.sub(" ", "".join(link.parts)).strip()
+        text = body or link.target or link.fallback or ""
+        if link.target:
+            self.links.append(link.target)
+        if text:
+            self._emit(text)
+
+    def _close_cell(self) -> None:
+        cell = self._cells.pop()
+        if self._rows:
+            self._rows[-1][0].append(_SPACE.sub(" ", "".join(cell)).strip())
+
+    def _close_cells(self) -> None:
+        while self._rows and len(self._cells) > self._rows[-1][1]:
+            self._close_cell()
+
+    def _close_row(self) -> None:
+        self._close_cells()
+        cells, _ = self._rows.pop()
+        if not cells:
+            return
+        line = f"{cells[0]}: {cells[1]}" if len(cells) == 2 else " | ".join(cells)
+        self._emit(line)
+        self._break()
+
+    def finish(self) -> StorageText:
+        self.close()
+        while self._link:
+            self._close_link()
+        while self._rows:
+            self._close_row()
+        while self._cells:  # cells outside any row: keep their text
+            text = "".join(self._cells.pop())
+            self._emit(text)
+        self._break()
+        return StorageText(_tidy(self.lines), tuple(self.links))
+
+
+def _tidy(lines: list[str]) -> str:
+    out = (_SPACE.sub(" ", line).strip() for line in lines)
+    return "\n".join(line for line in out if line)
+
+
+def storage_to_text(storage: str) -> StorageText:
+    """Plain text and linked page titles of a Confluence storage-format document.
+
+    Never raises: markup the tolerant parser still chokes on is reduced to its text content.
+    """
+    if not storage:
+        return StorageText("")
+    converter = _Converter()
+    try:
+        converter.feed(storage)
+        return converter.finish()
+    except Exception:  # noqa: BLE001 - malformed pages must still compile
+        stripped = html.unescape(_TAG.sub("\n", storage))
+        return StorageText(_tidy(stripped.split("\n")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+import re
 from datetime import datetime
 
 import yaml
@@ -19,8 +20,13 @@ _SUMMARY_CHARS = 160
 
 def escape(text: str) -> str:
     """Source text as inert markdown: no wikilinks, no table breaks, one line."""
+    return _inline(text).strip()
+
+
+def _inline(text: str) -> str:
+    """Like :func:`escape` but keeps edge spaces, so linked fragments join up."""
     return (
-        " ".join(text.split())
+        re.sub(r"\s+", " ", text)
         .replace("\\", "\\\\")
         .replace("|", "\\|")
         .replace("[[", "\\[\\[")
@@ -40,11 +46,11 @@ def linked_value(value: str, mentions: Sequence[Mention], table: bool = False) -
     for m in sorted(mentions, key=lambda m: m.start):
         if m.start < pos:
             continue
-        out.append(escape(value[pos:m.start]) if m.start > pos else "")
+        out.append(_inline(value[pos:m.start]))
         out.append(wikilink(m.entity, value[m.start:m.end], table))
         pos = m.end
-    out.append(escape(value[pos:]))
-    return "".join(p for p in out if p) if out else escape(value)
+    out.append(_inline(value[pos:]))
+    return "".join(out).strip()
 
 
 def summarize(entity: Entity, claims: Sequence[Claim]) -> str:

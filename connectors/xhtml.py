@@ -23,6 +23,7 @@ _DROP = frozenset(
     {"ac:parameter", "ac:task-id", "ac:task-uuid", "ac:task-status", "ac:placeholder",
      "script", "style", "ri:url"}
 )  # fmt: skip
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _VERBATIM = frozenset({"pre", "ac:plain-text-body"})
 _LINK_TARGETS = ("ri:page", "ri:blog-post")
 _CELLS = ("td", "th")
@@ -114,6 +115,12 @@ class _Converter(HTMLParser):
             self._break()
             if not self._cells and not self._link:
                 self._prefix = "- "
+        elif tag in _HEADINGS:
+            self._break()
+            if not self._cells and not self._link:
+                # markdown heading marks: the sentence splitter skips headings, which
+                # label a section rather than state anything
+                self._prefix = "#" * int(tag[1]) + " "
         elif tag in _BLOCK:
             self._break()
 

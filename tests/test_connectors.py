@@ -159,7 +159,7 @@ y = 3]]></ac:plain-text-body></ac:structured-macro>
 def test_storage_format_to_text() -> None:
     result = storage_to_text(STORAGE)
     assert result.text.split("\n") == [
-        "Refunds policy",
+        "# Refunds policy",  # headings keep their level so they are not read as sentences
         "Customers may return items within 30 days. See Return Policy and our shipping page.",
         "- First",
         "- Second",

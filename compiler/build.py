@@ -289,7 +289,8 @@ class _Compile:
             out[key] = ex
             tier = self.policy.freshness_tier(r)
             st.put_record(key, r.origin.split("#")[0] if r.origin else "", r.sha256, r.version,
-                          declaration_for(r, 0).entity_id, r.model_dump_json(), ex_json,
+                          declaration_for(r, 0).entity_id,
+                          r.model_dump_json(exclude={"key", "sha256"}), ex_json,
                           tier.name, tier.max_age_days, _fts_text(r))
             self.progress.advance()
         self.report.records_extracted = len(changed)
@@ -345,8 +346,8 @@ class _Compile:
                 record = SourceRecord.model_validate_json(rj)
                 extraction = Extraction.model_validate_json(ej)
             claims = link_record(record, extraction, lookup, self.policy.authority(record))
-            old_ids, touched = (set(), set()) if full else st.claim_touch_set(key)
-            if {c.id for c in claims} != old_ids:
+            old, touched = (set(), set()) if full else st.claim_touch_set(key)
+            if {c.model_dump_json() for c in claims} != old:
                 dirty |= touched
                 dirty |= {c.subject for c in claims}
                 dirty |= {m.entity for c in claims for m in c.mentions}

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -129,7 +130,7 @@ def compile_cmd(
     else:
         out.print(_summary(report, wiki))
         for e in report.errors[:50]:
-            err.print(f"[yellow]rejected:[/yellow] {e}", markup=True, highlight=False)
+            err.print(f"[yellow]rejected:[/yellow] {escape(str(e))}", highlight=False)
         if report.rejected > 50:
             err.print(f"… and {report.rejected - 50} more rejected inputs")
     if report.rejected:
@@ -169,7 +170,7 @@ def show(
 
     state = _open(wiki)
     eid = state.find_entity(page)
-    view = page_view(state, eid, principal(state, who, groups)) if eid else None
+    view = page_view(state, eid, principal(state, who, groups), looked_up_as=page) if eid else None
     if view is None:
         err.print(f"no page named {page!r} in {wiki}")
         raise typer.Exit(1)

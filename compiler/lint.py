@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -112,8 +112,9 @@ def _stale(state: State, now: datetime) -> list[Finding]:
     tiers = state.record_freshness()
     for key, version, updated, subjects in state.record_ages():
         tier, max_age = tiers[key]
-        age = (now - datetime.fromisoformat(updated)).days
-        if age > max_age:
+        elapsed = now - datetime.fromisoformat(updated)
+        age = elapsed.days
+        if elapsed > timedelta(days=max_age):
             out.append(Finding(
                 severity="warning", code="stale-source", page=None,
                 message=f"{key}@{version} was last updated {age} days ago (tier '{tier}' "

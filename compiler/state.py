@@ -310,16 +310,17 @@ class State:
 
     # -- claims -----------------------------------------------------------------------------
     def claim_touch_set(self, record_key: str) -> tuple[set[str], set[str]]:
-        """(claim ids, subjects and mentioned entities) of a record's stored claims."""
-        ids, touched = set(), set()
-        for cid, subject in self.db.execute(
-                "SELECT id, subject FROM claims WHERE record_key=?", (record_key,)):
-            ids.add(cid)
+        """(stored claim JSON, subjects and mentioned entities) of a record's claims. The JSON,
+        not the id, is compared: relinking can change mentions without changing content."""
+        claims, touched = set(), set()
+        for js, subject in self.db.execute(
+                "SELECT claim_json, subject FROM claims WHERE record_key=?", (record_key,)):
+            claims.add(js)
             touched.add(subject)
         touched |= {r[0] for r in self.db.execute(
             "SELECT m.entity_id FROM mentions m JOIN claims c ON c.id = m.claim_id "
             "WHERE c.record_key=?", (record_key,))}
-        return ids, touched
+        return claims, touched
 
     def drop_claims_of(self, record_key: str) -> None:
         self.db.execute("DELETE FROM mentions WHERE claim_id IN "

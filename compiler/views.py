@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 from .models import Claim, ClaimStatus, Conflict, Entity, Principal
 from .policy import AuthorityPolicy
+from .registry import merge_entity
 from .render import render_page
 from .resolve import resolve
 from .state import State
+from .text import name_key
 
 
 @dataclass(frozen=True)
@@ -43,13 +45,28 @@ def principal(state: State, name: str | None, groups: list[str] | None = None) -
     return Principal(name=name, groups=tuple(sorted({*known, *(groups or [])})))
 
 
-def page_view(state: State, entity_id: str, who: Principal | None) -> PageView | None:
+def page_view(
+    state: State, entity_id: str, who: Principal | None, looked_up_as: str | None = None
+) -> PageView | None:
+    """The page as ``who`` sees it. Its name and aliases come only from records ``who`` may
+    see, and a lookup by a name only a hidden record gives finds nothing."""
     entity = state.entity(entity_id)
     if entity is None:
         return None
     claims = [c for c in state.claims_of_subject(entity_id) if c.acl.allows(who)]
     if not claims:
         return None
+    if who is not None:
+        visible = {c.source.key for c in claims}
+        decls = [d for d in state.declarations_of_entity(entity_id) if d.record_key in visible]
+        if not decls:
+            return None
+        entity = merge_entity(entity_id, decls)
+        if looked_up_as is not None and looked_up_as != entity_id:
+            known = set().union(*(d.keys() for d in decls))
+            if name_key(looked_up_as) not in known and not entity_id.endswith(
+                    "/" + looked_up_as.lower()):
+                return None
     policy = stored_policy(state)
     status, conflicts = resolve(claims, lambda r: policy.rule_named(r).tiebreak)
     visible_sources = {

@@ -1,0 +1,55 @@
+"""Shared fixtures: the bundled Acme corpus, compiled once per session (read-only use only)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from compiler.build import compile_wiki
+
+ACME = Path(__file__).resolve().parents[1] / "examples" / "acme"
+TODAY = "2026-11-21"
+NOW = "2026-11-21T00:00:00+00:00"
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def strip_ansi(text: str) -> str:
+    """CLI output without terminal escapes (rich adds none when not a tty, but be safe)."""
+    return _ANSI.sub("", text)
+
+
+def flat(text: str) -> str:
+    """Output with every run of whitespace collapsed (rich wraps long lines)."""
+    return " ".join(strip_ansi(text).split())
+
+
+@pytest.fixture(scope="session")
+def acme_src() -> Path:
+    return ACME
+
+
+@pytest.fixture(scope="session")
+def acme_wiki(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``examples/acme`` compiled once; tests must not modify it (copy it first)."""
+    wiki = tmp_path_factory.mktemp("acme-wiki") / "wiki"
+    report = compile_wiki(ACME, wiki, today=TODAY)
+    assert report.rejected == 0, [str(e) for e in report.errors]
+    return wiki
+
+
+@pytest.fixture
+def acme_copy(tmp_path: Path) -> Path:
+    """A private, modifiable copy of the Acme corpus."""
+    dest = tmp_path / "acme"
+    shutil.copytree(ACME, dest)
+    return dest
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()

@@ -1,0 +1,186 @@
+"""Incremental compiles equal clean rebuilds, byte for byte (scope point 7).
+
+The only declared volatile file is ``log.md`` (the compile history differs by construction)
+and the ``.folio/`` state folder; every page, sidecar, ``index.md`` and ``SCHEMA.md`` must match.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compiler.build import compile_wiki, wiki_state
+from compiler.export import export_claims
+
+ACME = Path(__file__).resolve().parents[1] / "examples" / "acme"
+VOLATILE = {"log.md"}
+
+
+def wiki_files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".folio" not in p.relative_to(root).parts
+        and p.relative_to(root).as_posix() not in VOLATILE
+    }
+
+
+def claims_export(wiki: Path) -> list[str]:
+    state = wiki_state(wiki)
+    try:
+        return list(export_claims(state))
+    finally:
+        state.close()
+
+
+def assert_same_wiki(incremental: Path, clean: Path) -> None:
+    a, b = wiki_files(incremental), wiki_files(clean)
+    assert sorted(a) == sorted(b), (
+        f"only incremental: {sorted(set(a) - set(b))}; only clean: {sorted(set(b) - set(a))}")
+    differing = [name for name in a if a[name] != b[name]]
+    assert not differing, f"pages differ between incremental and clean: {differing}"
+    assert claims_export(incremental) == claims_export(clean)
+
+
+# -- mutations over the example corpus, in its real payload shapes --------------------------
+
+HANDBOOK = ["customer-onboarding.md", "key-accounts.md", "platform-team.md",
+            "returns-handling.md", "support-escalation.md"]
+NEW_TITLES = [("Project Phoenix", "topic"), ("Globex Corporation", "account"),
+              ("Acme Cloud", "product"), ("Night Shift Runbook", "process")]
+
+
+def edit_doc(corpus: Path, i: int, value: int) -> None:
+    path = corpus / "handbook" / HANDBOOK[i % len(HANDBOOK)]
+    if path.exists():
+        path.write_text(path.read_text() + f"\nReview cadence: {value} weeks.\n")
+
+
+def delete_doc(corpus: Path, i: int, _: int) -> None:
+    (corpus / "handbook" / HANDBOOK[i % len(HANDBOOK)]).unlink(missing_ok=True)
+
+
+def add_doc(corpus: Path, i: int, value: int) -> None:
+    title, etype = NEW_TITLES[i % len(NEW_TITLES)]
+    (corpus / "handbook" / f"new-{i}.md").write_text(
+        f"---\ntitle: {title}\ntype: {etype}\nupdated: 2026-11-0{1 + value % 9}\n---\n"
+        f"# {title}\n\nBudget owner: team {value}.\n"
+        f"It depends on [[Acme Edge]] and follows the Return Policy.\n")
+
+
+def edit_policy(corpus: Path, _: int, value: int) -> None:
+    path = corpus / "confluence" / "pol.json"
+    data = json.loads(path.read_text())
+    for page in data["results"]:
+        if page["title"] == "Return Policy":
+            storage = page["body"]["storage"]
+            storage["value"] = storage["value"].replace(
+                "Enterprise customers is 60 days", f"Enterprise customers is {value} days")
+            page["version"]["number"] += 1
+    path.write_text(json.dumps(data, indent=2))
+
+
+def drop_legacy_globex(corpus: Path, _: int, __: int) -> None:
+    path = corpus / "salesforce" / "legacy" / "accounts.json"
+    data = json.loads(path.read_text())
+    data["records"] = [r for r in data["records"] if r["Name"] != "Globex Corporation"]
+    data["totalSize"] = len(data["records"])
+    path.write_text(json.dumps(data, indent=2))
+
+
+def rename_account(corpus: Path, _: int, value: int) -> None:
+    path = corpus / "salesforce" / "prod" / "accounts.json"
+    data = json.loads(path.read_text())
+    for r in data["records"]:
+        if r["Name"].startswith("Initech"):
+            r["Name"] = "Initech" if r["Name"] != "Initech" else f"Initech Holdings {value}"
+            r["SystemModstamp"] = r["SystemModstamp"].replace("2026", "2026", 1)
+    path.write_text(json.dumps(data, indent=2))
+
+
+OPS = [edit_doc, delete_doc, add_doc, edit_policy, drop_legacy_globex, rename_account]
+
+op_lists = st.lists(
+    st.tuples(st.sampled_from(range(len(OPS))), st.integers(0, 7), st.integers(1, 90)),
+    min_size=1, max_size=5,
+)
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(ops=op_lists)
+def test_incremental_equals_clean_rebuild(ops: list[tuple[int, int, int]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        corpus = root / "corpus"
+        shutil.copytree(ACME, corpus)
+        inc = root / "incremental"
+        compile_wiki(corpus, inc, today="2026-11-21")
+        for op, i, value in ops:
+            OPS[op](corpus, i, value)
+            compile_wiki(corpus, inc, today="2026-11-21")
+        clean = root / "clean"
+        compile_wiki(corpus, clean, today="2026-11-21")
+        assert_same_wiki(inc, clean)
+
+
+def test_one_record_change_touches_only_pages_citing_it(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    first = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert first.pages_written == first.pages_total > 20
+
+    again = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert (again.records_extracted, again.pages_written, again.pages_rendered) == (0, 0, 0)
+
+    edit_doc(corpus, HANDBOOK.index("returns-handling.md"), 3)
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert report.records_extracted == 1
+    assert report.written == ["process/returns-handling"]
+    assert report.pages_rendered < first.pages_total / 3
+    log = (wiki / "log.md").read_text()
+    assert "## [2026-11-21] compile | 1 records re-extracted, 0 removed; 1 pages written" in log
+
+
+def test_deleted_record_retracts_claims_and_removes_unsupported_page(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    assert (wiki / "team" / "platform-team.md").exists()
+    before = (wiki / "product" / "acme-cloud.md").read_text()
+    assert "[[team/platform-team" in before
+
+    (corpus / "handbook" / "platform-team.md").unlink()
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert report.records_removed == 1
+    assert "team/platform-team" in report.removed
+    assert not (wiki / "team" / "platform-team.md").exists()
+    assert not (wiki / "team" / "platform-team.claims.json").exists()
+    assert "removed `team/platform-team` (no remaining support)" in (wiki / "log.md").read_text()
+    index = (wiki / "index.md").read_text()
+    assert "team/platform-team" not in index
+
+
+def test_new_entity_relinks_records_that_already_mentioned_it(tmp_path: Path) -> None:
+    """Project Phoenix is linked from an unchanged doc once a record declares it."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    assert not (wiki / "topic" / "project-phoenix.md").exists()
+    add_doc(corpus, 0, 5)  # declares "Project Phoenix"
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert report.records_extracted == 1
+    assert report.records_relinked >= 2  # the new doc and customer-onboarding, found by FTS
+    page = (wiki / "topic" / "project-phoenix.md").read_text()
+    assert "[[process/customer-onboarding|" in page  # backlink from the unchanged doc
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today="2026-11-21")
+    assert_same_wiki(wiki, clean)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+import json
 import re
 from datetime import datetime
 
-import yaml
 
 from .canonical import canonical_json, sha256_hex
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
@@ -93,7 +93,26 @@ def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[Sour
         },
         "folio": {"schema": SCHEMA_VERSION},
     }
-    return "---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000) + "---\n"
+    return "---\n" + _yaml_block(data, 0) + "---\n"
+
+
+def _scalar(v: object) -> str:
+    # JSON scalars are valid YAML flow scalars, and json is ~50x faster than a YAML emitter
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _yaml_block(data: Mapping[str, object], indent: int) -> str:
+    pad = " " * indent
+    out = []
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            out.append(f"{pad}{key}:\n{_yaml_block(value, indent + 2)}")
+        elif isinstance(value, list):
+            items = "".join(f"{pad}- {_scalar(v)}\n" for v in value)
+            out.append(f"{pad}{key}:\n{items}" if value else f"{pad}{key}: []\n")
+        else:
+            out.append(f"{pad}{key}: {_scalar(value)}\n")
+    return "".join(out)
 
 
 def render_page(

@@ -111,7 +111,7 @@ op_lists = st.lists(
 )
 
 
-@settings(max_examples=12, deadline=None,
+@settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(ops=op_lists)
 def test_incremental_equals_clean_rebuild(ops: list[tuple[int, int, int]]) -> None:

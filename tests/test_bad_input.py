@@ -146,7 +146,7 @@ def test_bad_inputs_are_named_and_the_rest_compiles(runner: CliRunner, bad_env,
     # the traversal title became a safe page inside the wiki
     evil = wiki / "topic" / "etc-passwd.md"
     assert evil.is_file()
-    assert "title: ../../etc/passwd" in evil.read_text(encoding="utf-8")
+    assert 'title: "../../etc/passwd"' in evil.read_text(encoding="utf-8")
     for p in wiki.rglob("*"):
         assert p.resolve().is_relative_to(wiki.resolve()), p
 

@@ -102,7 +102,7 @@ def test_show_return_policy_raw(runner: CliRunner, acme_wiki: Path) -> None:
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert text.startswith("---\n")
-    assert "title: Return Policy" in text
+    assert 'title: "Return Policy"' in text
     # the claims
     assert re.search(r"^\| return window for enterprise customers \| 60 days \|", text, re.M)
     assert re.search(r"^\| return window for standard customers \| 30 days \|", text, re.M)
@@ -136,7 +136,7 @@ def test_show_by_alias(runner: CliRunner, acme_wiki: Path) -> None:
     for alias in ("Platform Engineering", "Acme Cloud Platform"):
         result = _show(runner, acme_wiki, alias)
         assert result.exit_code == 0, (alias, result.output)
-        assert "title: Platform Team" in result.stdout, alias
+        assert 'title: "Platform Team"' in result.stdout, alias
         assert result.stdout == (acme_wiki / "team" / "platform-team.md").read_text(encoding="utf-8")
 
 

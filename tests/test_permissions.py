@@ -60,7 +60,7 @@ def test_discount_policy_hidden_from_alice(runner: CliRunner, acme_wiki: Path) -
 def test_discount_policy_shown_to_bob(runner: CliRunner, acme_wiki: Path) -> None:
     result = _show(runner, acme_wiki, "Discount Approval Policy", "bob")
     assert result.exit_code == 0, result.output
-    assert "title: Discount Approval Policy" in result.stdout
+    assert 'title: "Discount Approval Policy"' in result.stdout
     assert "| maximum discount without vp approval | 20% |" in result.stdout
 
 
@@ -85,7 +85,7 @@ def test_discount_query_by_principal(runner: CliRunner, acme_wiki: Path) -> None
 def test_sup_103_visible_to_alice_not_bob(runner: CliRunner, acme_wiki: Path) -> None:
     alice = _show(runner, acme_wiki, "SUP-103", "alice")
     assert alice.exit_code == 0, alice.output
-    assert "title: SUP-103" in alice.stdout
+    assert 'title: "SUP-103"' in alice.stdout
     bob = _show(runner, acme_wiki, "SUP-103", "bob")
     assert bob.exit_code == 1
     assert "no page" in flat(bob.stderr)

@@ -709,6 +709,18 @@ def compare_trees(a: Path, b: Path) -> list[str]:
     return diffs
 
 
+def code_version() -> str:
+    """The commit the compiler was imported from (and whether the tree had local edits)."""
+    try:
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "compiler",
+                                "connectors"], capture_output=True, text=True).stdout.strip()
+        return head + (" + local edits" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def citing_pages(wiki: Path, keys: list[str]) -> set[str]:
     """Pages the records' stored claims land on or mention (what a change may touch)."""
     from compiler.build import wiki_state
@@ -733,7 +745,7 @@ def measure(n: int, root: Path, seed: int, profile: bool) -> dict[str, Any]:
     for p in (wiki, clean):
         if p.exists():
             shutil.rmtree(p)
-    res: dict[str, Any] = {"n": n, "records_indexed": len(index)}
+    res: dict[str, Any] = {"n": n, "records_indexed": len(index), "code": code_version()}
 
     if profile:
         import cProfile
@@ -909,7 +921,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
                   "OK" if r["equal"] else "FAIL")
     console.print(g)
     for r in results:
-        print(f"N={r['n']:,}: {r['records_seen']:,} records in {r['files']:,} files, "
+        print(f"N={r['n']:,} (code {r.get('code', '?')}): {r['records_seen']:,} records in {r['files']:,} files, "
               f"{r['pages_total']:,} pages, {r['claims_total']:,} claims, conflicts "
               f"{r['conflicts_resolved']:,} resolved / {r['conflicts_open']:,} open, "
               f"{r['n_errors']} inputs rejected; 1%: {r['pct']['edited']} records in "

@@ -58,6 +58,9 @@ CREATE TABLE IF NOT EXISTS log (
 CREATE TABLE IF NOT EXISTS file_errors (path TEXT NOT NULL, error_json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS file_errors_by_path ON file_errors(path);
 CREATE TABLE IF NOT EXISTS principals (name TEXT PRIMARY KEY, groups_json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS records_fts_rows (key TEXT PRIMARY KEY, fts_rowid INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS claims_fts_rows (subject TEXT NOT NULL, fts_rowid INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS claims_fts_rows_by_subject ON claims_fts_rows(subject);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(key UNINDEXED, text);
 CREATE VIRTUAL TABLE IF NOT EXISTS claims_fts USING fts5(
     claim_id UNINDEXED, subject UNINDEXED, name, attribute, value, quote);
@@ -65,7 +68,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS claims_fts USING fts5(
 
 _RESETTABLE = (
     "files", "file_errors", "records", "declarations", "names", "entities", "claims", "mentions", "conflicts",
-    "records_fts", "claims_fts",
+    "records_fts", "claims_fts", "records_fts_rows", "claims_fts_rows",
 )
 
 
@@ -77,6 +80,7 @@ def _chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
 class State:
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
+        self._next_fts_rowid: int | None = None
         if readonly:
             if not path.exists():
                 raise FileNotFoundError(f"{path}: no compile state here (run `folio compile` first)")
@@ -187,12 +191,21 @@ class State:
         self.db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?)",
                         (key, file, sha, version, entity_id, record_json, extraction_json,
                          tier, max_age))
-        self.db.execute("DELETE FROM records_fts WHERE key=?", (key,))
-        self.db.execute("INSERT INTO records_fts VALUES (?, ?)", (key, fts_text))
+        self._unindex_record(key)
+        cur = self.db.execute("INSERT INTO records_fts (key, text) VALUES (?, ?)", (key, fts_text))
+        self.db.execute("INSERT INTO records_fts_rows VALUES (?, ?)", (key, cur.lastrowid))
+
+    def _unindex_record(self, key: str) -> None:
+        # FTS5 cannot index an UNINDEXED column, so deletes go by rowid through a side table
+        row = self.db.execute("SELECT fts_rowid FROM records_fts_rows WHERE key=?",
+                              (key,)).fetchone()
+        if row:
+            self.db.execute("DELETE FROM records_fts WHERE rowid=?", row)
+            self.db.execute("DELETE FROM records_fts_rows WHERE key=?", (key,))
 
     def drop_record(self, key: str) -> None:
         self.db.execute("DELETE FROM records WHERE key=?", (key,))
-        self.db.execute("DELETE FROM records_fts WHERE key=?", (key,))
+        self._unindex_record(key)
 
     def records_mentioning(self, name_key: str) -> set[str]:
         phrase = '"' + name_key.replace('"', '""') + '"'
@@ -412,11 +425,28 @@ class State:
         self.db.executemany("INSERT INTO conflicts VALUES (?,?,?,?)",
                             [(c.id, subject, c.state, c.model_dump_json()) for c in conflicts])
 
+    def _unindex_claims(self, subject: str) -> None:
+        rows = self.db.execute("SELECT fts_rowid FROM claims_fts_rows WHERE subject=?",
+                               (subject,)).fetchall()
+        if rows:
+            self.db.executemany("DELETE FROM claims_fts WHERE rowid=?", rows)
+            self.db.execute("DELETE FROM claims_fts_rows WHERE subject=?", (subject,))
+
     def index_claims(self, subject: str, name: str, claims: Sequence[Claim]) -> None:
-        self.db.execute("DELETE FROM claims_fts WHERE subject=?", (subject,))
+        self._unindex_claims(subject)
+        if self._next_fts_rowid is None:
+            row = self.db.execute(
+                "SELECT rowid FROM claims_fts ORDER BY rowid DESC LIMIT 1").fetchone()
+            self._next_fts_rowid = (row[0] if row else 0) + 1
+        start = self._next_fts_rowid
+        self._next_fts_rowid += len(claims)
         self.db.executemany(
-            "INSERT INTO claims_fts VALUES (?,?,?,?,?,?)",
-            [(c.id, subject, name, c.attribute, c.value, c.quote) for c in claims])
+            "INSERT INTO claims_fts (rowid, claim_id, subject, name, attribute, value, quote) "
+            "VALUES (?,?,?,?,?,?,?)",
+            [(start + i, c.id, subject, name, c.attribute, c.value, c.quote)
+             for i, c in enumerate(claims)])
+        self.db.executemany("INSERT INTO claims_fts_rows VALUES (?, ?)",
+                            [(subject, start + i) for i in range(len(claims))])
 
     # -- pages ------------------------------------------------------------------------------
     def page(self, entity_id: str) -> tuple[str, str, str] | None:
@@ -437,7 +467,7 @@ class State:
 
     def drop_page(self, entity_id: str) -> None:
         self.db.execute("DELETE FROM pages WHERE entity_id=?", (entity_id,))
-        self.db.execute("DELETE FROM claims_fts WHERE subject=?", (entity_id,))
+        self._unindex_claims(entity_id)
         self.db.execute("DELETE FROM conflicts WHERE subject=?", (entity_id,))
 
     def page_count(self) -> int:

@@ -133,6 +133,9 @@ class _Compile:
         self.backend = get_backend(settings.backend)
         self.state = State(out / STATE_DIR / "state.db")
         self.pending_path = out / STATE_DIR / "pending.json"
+        self._in_memory = False
+        self._claims_by_subject: dict[str, list] = {}
+        self._backlinks: dict[str, set[str]] = {}
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -353,8 +356,17 @@ class _Compile:
                 dirty |= {m.entity for c in claims for m in c.mentions}
                 st.drop_claims_of(key)
                 st.put_claims(key, claims)
+            if full:
+                # a full build renders every page: keep what it needs in memory rather than
+                # reading every claim back from the database
+                for c in claims:
+                    self._claims_by_subject.setdefault(c.subject, []).append(c)
+                    for m in c.mentions:
+                        if m.entity != c.subject:
+                            self._backlinks.setdefault(m.entity, set()).add(c.subject)
             self.progress.advance()
         self.report.records_relinked = len(relink)
+        self._in_memory = full
         return dirty
 
     # -- 6: render --------------------------------------------------------------------------
@@ -370,7 +382,12 @@ class _Compile:
             self.progress.advance()
             md_path, sc_path = self._page_paths(eid)
             entity = st.entity(eid)
-            claims = st.claims_of_subject(eid) if entity else []
+            if entity is None:
+                claims = []
+            elif self._in_memory:
+                claims = self._claims_by_subject.get(eid, [])
+            else:
+                claims = st.claims_of_subject(eid)
             prev = st.page(eid)
             if entity is None or not claims:
                 if prev is not None or md_path.exists():
@@ -381,7 +398,9 @@ class _Compile:
                     self.report.removed.append(eid)
                 continue
             status, conflicts = resolve(claims, self.tiebreak_of)
-            names = st.entity_names(st.backlinks(eid))
+            linking = (sorted(self._backlinks.get(eid, ())) if self._in_memory
+                       else st.backlinks(eid))
+            names = st.entity_names(linking)
             backlinks = sorted(names.items(), key=lambda kv: (kv[1].lower(), kv[0]))
             markdown, sidecar, summary = render_page(entity, claims, status, conflicts, backlinks)
             md_bytes, sc_bytes = markdown.encode("utf-8"), sidecar_bytes(sidecar)

@@ -245,7 +245,7 @@ class _Compile:
             total = st.record_count()
             if full or len(changed) + len(removed) > self.settings.full_relink_ratio * max(total, 1):
                 relink = set(st.all_record_keys())
-                lookup = NameIndex(st.all_declarations()).lookup
+                lookup = NameIndex(st.all_declarations())
             else:
                 relink = set(changed)
                 for key in name_keys:
@@ -350,7 +350,7 @@ class _Compile:
                 extraction = Extraction.model_validate_json(ej)
             claims = link_record(record, extraction, lookup, self.policy.authority(record))
             old, touched = (set(), set()) if full else st.claim_touch_set(key)
-            if {c.model_dump_json() for c in claims} != old:
+            if full or {c.model_dump_json() for c in claims} != old:
                 dirty |= touched
                 dirty |= {c.subject for c in claims}
                 dirty |= {m.entity for c in claims for m in c.mentions}

@@ -18,7 +18,7 @@ def _subject_and_attribute(
     if raw.kind != "fact" or not raw.subject_phrase:
         return own, raw.attribute, raw.kind
     phrase = raw.subject_phrase
-    hits = find_mentions(phrase, lookup)
+    hits = find_mentions(phrase, lookup, getattr(lookup, "starts", None))
     if not hits:
         return own, raw.attribute, raw.kind
     start, end, subject = hits[0]
@@ -36,7 +36,7 @@ def _mentions(raw: RawClaim, subject: str, lookup: Lookup) -> tuple[Mention, ...
         return (Mention(entity=eid, start=0, end=len(raw.value)),) if eid else ()
     return tuple(
         Mention(entity=eid, start=s, end=e)
-        for s, e, eid in find_mentions(raw.value, lookup)
+        for s, e, eid in find_mentions(raw.value, lookup, getattr(lookup, "starts", None))
         if eid != subject
     )
 

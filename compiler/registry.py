@@ -78,6 +78,7 @@ class NameIndex:
         for d in decls:
             for key in d.keys():
                 candidates[key].append((-d.rank, d.entity_id, d.type))
+        self.starts: frozenset[str] = frozenset(k.split(" ", 1)[0] for k in candidates)
         self._any: dict[str, str] = {}
         self._typed: dict[tuple[str, str], str] = {}
         for key, cands in candidates.items():
@@ -86,18 +87,27 @@ class NameIndex:
             for _, eid, etype in cands:
                 self._typed.setdefault((key, etype), eid)
 
+    def __call__(self, key: str, entity_type: str | None = None) -> str | None:
+        return self.lookup(key, entity_type)
+
     def lookup(self, key: str, entity_type: str | None = None) -> str | None:
         if entity_type is not None and (hit := self._typed.get((key, entity_type))):
             return hit
         return self._any.get(key)
 
 
-def find_mentions(text: str, lookup: Lookup) -> list[tuple[int, int, str]]:
-    """Longest-first, left-to-right, non-overlapping whole-word name matches in ``text``."""
+def find_mentions(
+    text: str, lookup: Lookup, starts: frozenset[str] | None = None
+) -> list[tuple[int, int, str]]:
+    """Longest-first, left-to-right, non-overlapping whole-word name matches in ``text``.
+    ``starts`` (first words of all names), when known, skips words no name begins with."""
     toks = word_spans(text)
     found: list[tuple[int, int, str]] = []
     i = 0
     while i < len(toks):
+        if starts is not None and toks[i][0] not in starts:
+            i += 1
+            continue
         for n in range(min(MAX_NAME_WORDS, len(toks) - i), 0, -1):
             key = " ".join(t[0] for t in toks[i:i + n])
             if len(key) < _MIN_KEY_CHARS:

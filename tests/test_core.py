@@ -102,7 +102,7 @@ def test_fact_about_another_entity_moves_to_that_entity() -> None:
                     body="Per the Return Policy, the return window for Enterprise customers "
                          "is 30 days.")
     index = NameIndex([declaration_for(policy, 100), declaration_for(ticket, 30)])
-    claims = link_record(ticket, OfflineBackend().extract(ticket), index.lookup,
+    claims = link_record(ticket, OfflineBackend().extract(ticket), index,
                          Authority(rank=30, rule="tickets"))
     fact = next(c for c in claims if c.kind == "fact")
     assert fact.subject == "policy/return-policy"
@@ -117,6 +117,7 @@ def test_mentions_match_whole_words_longest_first() -> None:
     text = "Acme Cloud runs for Acme, not for Acmeville."
     hits = [(text[s:e], eid) for s, e, eid in find_mentions(text, index.lookup)]
     assert hits == [("Acme Cloud", "product/acme-cloud"), ("Acme", "account/acme")]
+    assert find_mentions(text, index.lookup, index.starts) == find_mentions(text, index.lookup)
 
 
 def test_legal_suffix_variants_land_on_one_entity() -> None:

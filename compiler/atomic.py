@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
@@ -14,7 +13,10 @@ def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
     committed last and fsynced by SQLite, decides what a rerun redoes.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # one writer per wiki (the compile lock) and per process: a pid-named temp file is unique
+    # and much cheaper than mkstemp's random names; O_NOFOLLOW refuses a planted symlink
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -29,25 +29,28 @@ import yaml
 
 from connectors.base import RecordError
 from connectors.loader import discover, load_manifest, read_input
-from connectors.registry import get_connector
 
 from . import __version__
 from .atomic import remove_if_exists, write_atomic
 from .canonical import content_id, sha256_hex
-from .extract import Extraction, get_backend
-from .linking import link_record
+from .extract import get_backend
 from .models import SCHEMA_VERSION, SourceRecord
 from .policy import AuthorityPolicy, load_policy
-from .registry import NameIndex, declaration_for, merge_entity
-from .render import render_index, render_log, render_page, sidecar_bytes
-from .resolve import resolve
+from .registry import Declaration, NameIndex, merge_entity
+from .render import render_index, render_log
 from .schema_page import render_schema
 from .settings import FolioSettings
 from .state import State
+from .steps import PageJob, RecordRow, parse_file
+from .steps import link as link_step
+from .steps import render as render_step
+from .workers import step_runner, worker_count
 
 STATE_DIR = ".folio"
 _PAGE_ID = re.compile(r"^[a-z0-9-]{1,32}/[a-z0-9-]{1,100}$")
 _RACY_NS = 2_000_000_000  # a file modified this close to the last scan is re-hashed
+_WAVE = 1_000  # records or pages read from / written to the state per batch
+_BYTES_PER_RECORD = 1_500  # rough size of one exported record, to size the worker pool
 
 
 class CompileError(RuntimeError):
@@ -111,13 +114,6 @@ def load_directory(path: Path) -> dict[str, list[str]]:
         raise CompileError(f"{path}: invalid directory (users → groups): {exc}") from exc
 
 
-def _fts_text(r: SourceRecord) -> str:
-    parts = [r.title, r.entity_name, *r.aliases, r.body]
-    parts += [str(v) for v in r.fields.values() if v is not None]
-    parts += [ref.target_name for ref in r.references]
-    return "\n".join(parts)
-
-
 class _Compile:
     def __init__(self, src: Path, out: Path, settings: FolioSettings, progress: Progress,
                  today: str) -> None:
@@ -133,16 +129,70 @@ class _Compile:
         self.backend = get_backend(settings.backend)
         self.state = State(out / STATE_DIR / "state.db")
         self.pending_path = out / STATE_DIR / "pending.json"
-        self._in_memory = False
-        self._claims_by_subject: dict[str, list] = {}
-        self._backlinks: dict[str, set[str]] = {}
+        self.workers = worker_count(settings.workers)
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
 
-    # -- 1 and 2: scan and parse ------------------------------------------------------------
-    def _scan(self) -> tuple[dict[str, SourceRecord], dict[str, str], set[str], set[str]]:
-        """Parsed records of changed files, their files, the files re-read, all files."""
+    # -- the whole compile ------------------------------------------------------------------
+    def run(self, full: bool) -> CompileReport:
+        t0 = time.perf_counter()
+        st = self.state
+        config = content_id(self.policy.digest, self.backend.digest, SCHEMA_VERSION, __version__,
+                            self.manifest.model_dump(mode="json"))
+        st.begin()
+        try:
+            dirty: set[str] = set(self._pending())
+            if full or st.meta("config") != config:
+                full = True
+                dirty |= set(st.page_ids())
+                st.reset_inputs()
+            self.report.full_rebuild = full
+            st.set_principals(self.principals)
+
+            changed_files, reread = self._scan()
+            before = st.record_keys_of_files(reread)
+            changed, seen, decls = self._read(changed_files, reread)
+            removed = set(before) - seen
+            self.report.records_removed = len(removed)
+            decl_changed, name_keys = self._register(decls, removed)
+
+            total = st.record_count()
+            if full or len(changed) + len(removed) > self.settings.full_relink_ratio * max(total, 1):
+                relink = st.all_record_keys()
+            else:
+                wanted = set(changed)
+                for key in name_keys:
+                    wanted |= st.records_mentioning(key)
+                relink = sorted(wanted - removed)
+            lookup = (NameIndex(st.all_declarations()) if len(relink) >= self.settings.parallel_min_items
+                      else lru_cache(maxsize=200_000)(st.lookup_name))
+            dirty |= self._link(relink, removed, lookup, full)
+            for eid in decl_changed:
+                dirty.add(eid)
+                dirty |= st.mention_targets_of_subject(eid)
+
+            self._write_pending(dirty)
+            self._render(dirty)
+            self._aggregate()
+            self.report.records_seen = st.record_count()
+            st.set_meta("config", config)
+            st.set_meta("policy", self.policy.model_dump_json())
+            st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
+            st.commit()
+        except BaseException:
+            st.rollback()
+            raise
+        finally:
+            st.close()
+        remove_if_exists(self.pending_path)
+        self.report.seconds = time.perf_counter() - t0
+        return self.report
+
+    # -- 1: scan ---------------------------------------------------------------------------
+    def _scan(self) -> tuple[list[tuple], set[str]]:
+        """Changed files as (file, bytes, stat, sha256, scan time), and every file whose
+        records must be accounted for again (changed, unreadable or gone)."""
         st = self.state
         files, errors = discover(self.src, self.manifest)
         self.report.errors.extend(errors)
@@ -172,7 +222,7 @@ class _Compile:
             if old and old[2] == sha:
                 st.put_file(f.rel, stat.st_size, stat.st_mtime_ns, sha, now_ns)
                 continue
-            changed.append((f, data, stat, sha))
+            changed.append((f, data, stat, sha, now_ns))
             reread.add(f.rel)
         all_rels = {f.rel for f in files}
         gone = set(prev) - all_rels
@@ -183,190 +233,144 @@ class _Compile:
         unchanged = all_rels - reread
         self.report.errors.extend(
             RecordError.model_validate_json(e) for e in st.file_errors(unchanged))
+        return changed, reread
 
-        parsed: dict[str, SourceRecord] = {}
-        owner: dict[str, str] = {}
-        self.progress.phase("read", len(changed))
-        for f, data, stat, sha in changed:
-            connector = get_connector(f.source.system)
-            file_errors: list[RecordError] = []
-            for item in connector.parse(f.rel, data, f.source, self.manifest.tenant):
-                if isinstance(item, RecordError):
-                    file_errors.append(item)
-                    continue
-                other = owner.get(item.key) or st.record_file(item.key)
-                if other is not None and other != f.rel and other not in reread | {f.rel}:
-                    file_errors.append(RecordError(
-                        path=f.rel, record=item.id,
-                        message=f"duplicate record key {item.key} (already read from {other})"))
-                    continue
-                if item.key in owner:
-                    file_errors.append(RecordError(
-                        path=f.rel, record=item.id,
-                        message=f"duplicate record key {item.key} (already read from "
-                                f"{owner[item.key]})"))
-                    continue
-                parsed[item.key] = item
-                owner[item.key] = f.rel
-            self.report.errors.extend(file_errors)
-            st.put_file(f.rel, stat.st_size, stat.st_mtime_ns, sha, now_ns)
-            st.set_file_errors(f.rel, [e.model_dump_json() for e in file_errors])
-            self.progress.advance()
-        return parsed, owner, reread, all_rels
-
-    # -- the whole compile ------------------------------------------------------------------
-    def run(self, full: bool) -> CompileReport:
-        t0 = time.perf_counter()
+    # -- 2 and 3: parse and extract ---------------------------------------------------------
+    def _read(self, changed_files: list[tuple], reread: set[str]
+              ) -> tuple[list[str], set[str], dict[str, Declaration]]:
+        """Parse changed files and store the records whose content changed, extracted.
+        Returns those keys (sorted), every key read, and the changed records' declarations."""
         st = self.state
-        config = content_id(self.policy.digest, self.backend.digest, SCHEMA_VERSION, __version__,
-                            self.manifest.model_dump(mode="json"))
-        st.begin()
-        try:
-            dirty: set[str] = set(self._pending())
-            if full or st.meta("config") != config:
-                full = True
-                dirty |= set(st.page_ids())
-                st.reset_inputs()
-            self.report.full_rebuild = full
-            st.set_principals(self.principals)
-
-            parsed, owner, reread, _ = self._scan()
-            before = st.record_keys_of_files(reread)
-            removed = set(before) - set(parsed)
-            changed = sorted(k for k, r in parsed.items() if st.record_sha(k) != r.sha256)
-            for k, r in parsed.items():
-                if k not in changed:
-                    st.set_record_file(k, owner[k])
-            self.report.records_removed = len(removed)
-
-            extractions = self._extract(parsed, changed)
-            decl_changed, name_keys = self._register(parsed, changed, removed)
-
-            total = st.record_count()
-            if full or len(changed) + len(removed) > self.settings.full_relink_ratio * max(total, 1):
-                relink = set(st.all_record_keys())
-                lookup = NameIndex(st.all_declarations())
-            else:
-                relink = set(changed)
-                for key in name_keys:
-                    relink |= st.records_mentioning(key)
-                relink -= removed
-                lookup = lru_cache(maxsize=200_000)(st.lookup_name)
-            dirty |= self._link(parsed, extractions, relink, removed, lookup, full)
-            for eid in decl_changed:
-                dirty.add(eid)
-                dirty |= st.mention_targets_of_subject(eid)
-
-            self._write_pending(dirty)
-            self._render(dirty)
-            self._aggregate()
-            self.report.records_seen = st.record_count()
-            st.set_meta("config", config)
-            st.set_meta("policy", self.policy.model_dump_json())
-            st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
-            st.commit()
-        except BaseException:
-            st.rollback()
-            raise
-        finally:
-            st.close()
-        remove_if_exists(self.pending_path)
-        self.report.seconds = time.perf_counter() - t0
-        return self.report
-
-    # -- 3: extract -------------------------------------------------------------------------
-    def _extract(self, parsed: dict[str, SourceRecord], changed: list[str]) -> dict[str, Extraction]:
-        st, digest = self.state, self.backend.digest
-        out: dict[str, Extraction] = {}
-        self.progress.phase("extract", len(changed))
-        for key in changed:
-            r = parsed[key]
-            cached = st.cached_extraction(digest, r.sha256)
-            if cached is not None:
-                ex = Extraction.model_validate_json(cached)
-                ex_json = cached
-            else:
-                ex = self.backend.extract(r)
-                ex_json = ex.model_dump_json()
-                st.cache_extraction(digest, r.sha256, ex_json)
-            out[key] = ex
-            tier = self.policy.freshness_tier(r)
-            st.put_record(key, r.origin.split("#")[0] if r.origin else "", r.sha256, r.version,
-                          declaration_for(r, 0).entity_id,
-                          r.model_dump_json(exclude={"key", "sha256"}), ex_json,
-                          tier.name, tier.max_age_days, _fts_text(r))
-            self.progress.advance()
+        known = st.record_index()
+        owner: dict[str, str] = {}
+        changed: list[str] = []
+        decls: dict[str, Declaration] = {}
+        batch: list[RecordRow] = []
+        in_workers = getattr(self.backend, "fork_safe", False)
+        context = {"policy": self.policy, "backend": self.backend if in_workers else None}
+        items = [(f.rel, data, f.source, self.manifest.tenant)
+                 for f, data, _, _, _ in changed_files]
+        # the pool pays off by records, not files; a file holds ~10 records on average
+        size_hint = max(len(items), sum(len(item[1]) for item in items) // _BYTES_PER_RECORD)
+        self.progress.phase("read", len(items))
+        with step_runner(self.workers, size_hint, self.settings.parallel_min_items, context) as run:
+            for (f, _, stat, sha, now_ns), results in zip(changed_files, run(parse_file, items)):
+                file_errors: list[RecordError] = []
+                for item in results:
+                    if isinstance(item, RecordError):
+                        file_errors.append(item)
+                        continue
+                    other = owner.get(item.key) or (known.get(item.key) or (None, None))[1]
+                    if other is not None and other != f.rel and other not in reread | {f.rel}:
+                        file_errors.append(RecordError(
+                            path=f.rel, record=item.id,
+                            message=f"duplicate record key {item.key} (already read from {other})"))
+                        continue
+                    if item.key in owner:
+                        file_errors.append(RecordError(
+                            path=f.rel, record=item.id,
+                            message=f"duplicate record key {item.key} (already read from "
+                                    f"{owner[item.key]})"))
+                        continue
+                    owner[item.key] = f.rel
+                    old = known.get(item.key)
+                    if old is not None and old[0] == item.sha256:
+                        if old[1] != f.rel:
+                            st.set_record_file(item.key, f.rel)
+                        continue
+                    changed.append(item.key)
+                    decls[item.key] = item.declaration
+                    batch.append(item)
+                    if len(batch) >= _WAVE:
+                        self._store(batch)
+                self.report.errors.extend(file_errors)
+                st.put_file(f.rel, stat.st_size, stat.st_mtime_ns, sha, now_ns)
+                st.set_file_errors(f.rel, [e.model_dump_json() for e in file_errors])
+                self.progress.advance()
+        self._store(batch)
         self.report.records_extracted = len(changed)
-        return out
+        return sorted(changed), set(owner), decls
+
+    def _store(self, batch: list[RecordRow]) -> None:
+        """Extract (where the workers did not) and store a batch of changed records."""
+        st, digest = self.state, self.backend.digest
+        rows = []
+        for r in batch:
+            ex_json = r.extraction_json
+            if ex_json is None:
+                ex_json = st.cached_extraction(digest, r.sha256)
+                if ex_json is None:
+                    record = SourceRecord.model_validate_json(r.record_json)
+                    ex_json = self.backend.extract(record).model_dump_json()
+                    st.cache_extraction(digest, r.sha256, ex_json)
+            rows.append((r.key, r.file, r.sha256, r.version, r.declaration.entity_id,
+                         r.record_json, ex_json, r.tier, r.max_age_days, r.fts_text))
+        if rows:
+            st.put_records(rows)
+        batch.clear()
 
     # -- 4: registry ------------------------------------------------------------------------
-    def _register(self, parsed: dict[str, SourceRecord], changed: list[str],
-                  removed: set[str]) -> tuple[set[str], set[str]]:
+    def _register(self, decls: dict[str, Declaration], removed: set[str]
+                  ) -> tuple[set[str], set[str]]:
         """Update declarations; return entities whose identity changed and name keys that
         may now resolve differently."""
         st = self.state
-        old = st.declarations_of_records([*changed, *removed])
+        old = st.declarations_of_records([*decls, *removed])
         affected = {d.entity_id for d in old.values()}
         for key in removed:
             st.drop_record(key)
             st.drop_declaration(key)
-        for key in changed:
-            r = parsed[key]
-            d = declaration_for(r, self.policy.authority(r).rank)
+        for d in decls.values():
             st.put_declaration(d)
             affected.add(d.entity_id)
         entity_changed: set[str] = set()
         name_keys: set[str] = set()
         for eid in sorted(affected):
-            decls = st.declarations_of_entity(eid)
-            entity = merge_entity(eid, decls) if decls else None
+            decls_of = st.declarations_of_entity(eid)
+            entity = merge_entity(eid, decls_of) if decls_of else None
             new_json = entity.model_dump_json() if entity else None
             if new_json == st.entity_json(eid):
                 continue
             entity_changed.add(eid)
             name_keys |= st.name_keys_of_entity(eid)
-            st.set_names(eid, decls)
+            st.set_names(eid, decls_of)
             name_keys |= st.name_keys_of_entity(eid)
             st.put_entity(entity, eid)
         return entity_changed, name_keys
 
     # -- 5: link ----------------------------------------------------------------------------
-    def _link(self, parsed: dict[str, SourceRecord], extractions: dict[str, Extraction],
-              relink: set[str], removed: set[str], lookup: Callable, full: bool) -> set[str]:
+    def _link(self, relink: list[str], removed: set[str], lookup: Callable, full: bool
+              ) -> set[str]:
         st = self.state
         dirty: set[str] = set()
         for key in removed:
             _, touched = st.claim_touch_set(key)
             dirty |= touched
             st.drop_claims_of(key)
-        stored = {k: (rj, ej) for k, rj, ej in st.load_records(relink - set(extractions))}
         self.progress.phase("link", len(relink))
-        for key in sorted(relink):
-            if key in extractions:
-                record, extraction = parsed[key], extractions[key]
-            else:
-                rj, ej = stored[key]
-                record = SourceRecord.model_validate_json(rj)
-                extraction = Extraction.model_validate_json(ej)
-            claims = link_record(record, extraction, lookup, self.policy.authority(record))
-            old, touched = (set(), set()) if full else st.claim_touch_set(key)
-            if full or {c.model_dump_json() for c in claims} != old:
-                dirty |= touched
-                dirty |= {c.subject for c in claims}
-                dirty |= {m.entity for c in claims for m in c.mentions}
-                st.drop_claims_of(key)
-                st.put_claims(key, claims)
-            if full:
-                # a full build renders every page: keep what it needs in memory rather than
-                # reading every claim back from the database
-                for c in claims:
-                    self._claims_by_subject.setdefault(c.subject, []).append(c)
-                    for m in c.mentions:
-                        if m.entity != c.subject:
-                            self._backlinks.setdefault(m.entity, set()).add(c.subject)
-            self.progress.advance()
+        # a database-backed lookup cannot cross into a worker process
+        workers = self.workers if isinstance(lookup, NameIndex) else 1
+        context = {"policy": self.policy, "lookup": lookup}
+        with step_runner(workers, len(relink), self.settings.parallel_min_items, context) as run:
+            for i in range(0, len(relink), _WAVE):
+                wave = relink[i:i + _WAVE]
+                items = sorted(st.load_records(wave))
+                rows: list[tuple] = []
+                for key, claims in run(link_step, items):
+                    if not full:
+                        old, touched = st.claim_touch_set(key)
+                        if {c.claim_json for c in claims} == old:
+                            continue
+                        dirty |= touched
+                        st.drop_claims_of(key)
+                    for c in claims:
+                        dirty.add(c.subject)
+                        dirty.update(c.mentions)
+                        rows.append((c.id, key, c.subject, c.attribute, c.kind, c.claim_json,
+                                     c.mentions))
+                st.put_claim_rows(rows)
+                self.progress.advance(len(wave))
         self.report.records_relinked = len(relink)
-        self._in_memory = full
         return dirty
 
     # -- 6: render --------------------------------------------------------------------------
@@ -376,45 +380,44 @@ class _Compile:
         return self.out / f"{eid}.md", self.out / f"{eid}.claims.json"
 
     def _render(self, dirty: set[str]) -> None:
-        st = self.state
-        self.progress.phase("render", len(dirty))
-        for eid in sorted(dirty):
-            self.progress.advance()
-            md_path, sc_path = self._page_paths(eid)
-            entity = st.entity(eid)
-            if entity is None:
-                claims = []
-            elif self._in_memory:
-                claims = self._claims_by_subject.get(eid, [])
-            else:
-                claims = st.claims_of_subject(eid)
-            prev = st.page(eid)
-            if entity is None or not claims:
-                if prev is not None or md_path.exists():
-                    remove_if_exists(md_path)
-                    remove_if_exists(sc_path)
-                    st.drop_page(eid)
-                    self.report.pages_removed += 1
-                    self.report.removed.append(eid)
-                continue
-            status, conflicts = resolve(claims, self.tiebreak_of)
-            linking = (sorted(self._backlinks.get(eid, ())) if self._in_memory
-                       else st.backlinks(eid))
-            names = st.entity_names(linking)
-            backlinks = sorted(names.items(), key=lambda kv: (kv[1].lower(), kv[0]))
-            markdown, sidecar, summary = render_page(entity, claims, status, conflicts, backlinks)
-            md_bytes, sc_bytes = markdown.encode("utf-8"), sidecar_bytes(sidecar)
-            sha, sc_sha = sha256_hex(md_bytes), sha256_hex(sc_bytes)
-            self.report.pages_rendered += 1
-            if prev is None or prev[1] != sha or prev[2] != sc_sha or not md_path.exists():
-                write_atomic(md_path, md_bytes)
-                write_atomic(sc_path, sc_bytes)
-                self.report.pages_written += 1
-                self.report.written.append(eid)
-            st.put_page(eid, f"{eid}.md", sha, sc_sha, entity.type, entity.name, summary)
-            st.set_statuses(status)
-            st.set_conflicts(eid, conflicts)
-            st.index_claims(eid, " ".join((entity.name, *entity.aliases)), claims)
+        st, report = self.state, self.report
+        ids = sorted(dirty)
+        self.progress.phase("render", len(ids))
+        context = {"tiebreak_of": self.tiebreak_of}
+        with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context) as run:
+            for i in range(0, len(ids), _WAVE):
+                wave = ids[i:i + _WAVE]
+                entities, claims, linking, previous = st.page_inputs(wave)
+                names = st.entity_names({s for subs in linking.values() for s in subs})
+                jobs: list[PageJob] = []
+                for eid in wave:
+                    md_path, sc_path = self._page_paths(eid)
+                    if eid not in entities or eid not in claims:
+                        if eid in previous or md_path.exists():
+                            remove_if_exists(md_path)
+                            remove_if_exists(sc_path)
+                            st.drop_page(eid)
+                            report.pages_removed += 1
+                            report.removed.append(eid)
+                        continue
+                    backlinks = sorted(
+                        ((s, names[s]) for s in linking.get(eid, ()) if s in names),
+                        key=lambda kv: (kv[1].lower(), kv[0]))
+                    jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
+                                        previous.get(eid), str(md_path), str(sc_path)))
+                pages, statuses, conflicts, search = [], [], [], []
+                for page in run(render_step, jobs):
+                    report.pages_rendered += 1
+                    if page.written:
+                        report.pages_written += 1
+                        report.written.append(page.entity_id)
+                    pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
+                                  page.sidecar_sha256, page.type, page.title, page.summary))
+                    statuses += page.statuses
+                    conflicts += page.conflicts
+                    search += page.search_rows
+                st.put_rendered(pages, statuses, conflicts, search)
+                self.progress.advance(len(wave))
 
     # -- 7: aggregate files -----------------------------------------------------------------
     def _aggregate(self) -> None:

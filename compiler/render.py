@@ -11,7 +11,6 @@ import re
 from datetime import datetime
 
 
-from .canonical import canonical_json, sha256_hex
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
 from .text import normalize_value
 
@@ -23,15 +22,16 @@ def escape(text: str) -> str:
     return _inline(text).strip()
 
 
+_SPACES = re.compile(r"\s+")
+_MARKUP = re.compile(r"[\\|]|\[\[|\]\]")
+_ESCAPED = {"\\": "\\\\", "|": "\\|", "[[": "\\[\\[", "]]": "\\]\\]"}
+
+
 def _inline(text: str) -> str:
     """Like :func:`escape` but keeps edge spaces, so linked fragments join up."""
-    return (
-        re.sub(r"\s+", " ", text)
-        .replace("\\", "\\\\")
-        .replace("|", "\\|")
-        .replace("[[", "\\[\\[")
-        .replace("]]", "\\]\\]")
-    )
+    text = _SPACES.sub(" ", text)
+    # most values hold no markup at all: one scan instead of four replaces
+    return _MARKUP.sub(lambda m: _ESCAPED[m.group()], text) if _MARKUP.search(text) else text
 
 
 def wikilink(target: str, shown: str, table: bool = False) -> str:
@@ -121,8 +121,8 @@ def render_page(
     status: Mapping[str, ClaimStatus],
     conflicts: Sequence[Conflict],
     backlinks: Sequence[tuple[str, str]],
-) -> tuple[str, dict, str]:
-    """Markdown, machine-readable sidecar and one-line summary for one entity's page."""
+) -> tuple[str, str, list[Claim], list[SourceRef]]:
+    """Markdown, one-line summary, the claims in page order and the sources cited."""
     claims = sorted(claims, key=lambda c: (c.attribute, c.source.key, c.span or (-1, -1), c.id))
     sources = _sources(claims)
     sid = {s.key: f"S{i}" for i, s in enumerate(sources, 1)}
@@ -207,29 +207,34 @@ def render_page(
                      f"`{s.sha256[:16]}` | {title} |")
     lines.append("")
     markdown = "\n".join(lines)
-
-    sidecar = {
-        "schema": f"folio.page/{SCHEMA_VERSION}",
-        "name": entity.id,
-        "entity": entity.model_dump(mode="json"),
-        "summary": summary,
-        "page_sha256": sha256_hex(markdown),
-        "claims": [
-            {**c.model_dump(mode="json"), "status": status.get(c.id, "winner")} for c in claims
-        ],
-        "conflicts": [c.model_dump(mode="json") for c in conflicts],
-        "sources": [s.model_dump(mode="json") for s in sources],
-        "backlinks": [eid for eid, _ in backlinks],
-    }
-    return markdown, sidecar, summary
+    return markdown, summary, claims, sources
 
 
 def _snum(label: str) -> int:
     return int(label[1:])
 
 
-def sidecar_bytes(sidecar: dict) -> bytes:
-    return canonical_json(sidecar) + b"\n"
+def sidecar_bytes(
+    name: str,
+    entity_json: str,
+    summary: str,
+    page_sha256: str,
+    claim_jsons: Sequence[tuple[str, ClaimStatus]],
+    conflict_jsons: Sequence[str],
+    sources: Sequence[SourceRef],
+    backlinks: Sequence[str],
+) -> bytes:
+    """The page's machine-readable sidecar, assembled from JSON already serialised for the
+    state store: a claim's entry is its stored JSON plus its ``status``."""
+    claims = ",".join(f'{js[:-1]},"status":"{status}"}}' for js, status in claim_jsons)
+    return (
+        f'{{"schema":"folio.page/{SCHEMA_VERSION}","name":{json.dumps(name)},'
+        f'"entity":{entity_json},"summary":{json.dumps(summary, ensure_ascii=False)},'
+        f'"page_sha256":"{page_sha256}","claims":[{claims}],'
+        f'"conflicts":[{",".join(conflict_jsons)}],'
+        f'"sources":[{",".join(s.model_dump_json() for s in sources)}],'
+        f'"backlinks":{json.dumps(list(backlinks))}}}\n'
+    ).encode("utf-8")
 
 
 def render_index(pages: Iterable[tuple[str, str, str, str]]) -> str:

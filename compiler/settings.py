@@ -18,3 +18,11 @@ class FolioSettings(BaseSettings):
         description="above this share of records changed, relink everything instead of "
         "searching for affected records",
     )
+    workers: int = Field(
+        0, ge=0, description="processes for parsing, linking and rendering; 0 = one per core"
+    )
+    parallel_min_items: int = Field(
+        2_000, ge=1,
+        description="a compile phase with fewer records or pages than this runs in one process "
+        "(starting workers costs more than it saves)",
+    )

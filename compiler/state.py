@@ -80,7 +80,7 @@ def _chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
 class State:
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
-        self._next_fts_rowid: int | None = None
+        self._next_rowid: dict[str, int] = {}
         if readonly:
             if not path.exists():
                 raise FileNotFoundError(f"{path}: no compile state here (run `folio compile` first)")
@@ -194,6 +194,32 @@ class State:
         self._unindex_record(key)
         cur = self.db.execute("INSERT INTO records_fts (key, text) VALUES (?, ?)", (key, fts_text))
         self.db.execute("INSERT INTO records_fts_rows VALUES (?, ?)", (key, cur.lastrowid))
+
+    def put_records(self, rows: Sequence[tuple]) -> None:
+        """Many records at once: (key, file, sha, version, entity_id, record_json,
+        extraction_json, tier, max_age_days, fts_text)."""
+        keys = [(r[0],) for r in rows]
+        self.db.executemany("DELETE FROM records_fts WHERE rowid IN "
+                            "(SELECT fts_rowid FROM records_fts_rows WHERE key=?)", keys)
+        self.db.executemany("DELETE FROM records_fts_rows WHERE key=?", keys)
+        self.db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?)",
+                            [r[:9] for r in rows])
+        start = self._take_rowids("records_fts", len(rows))
+        self.db.executemany("INSERT INTO records_fts (rowid, key, text) VALUES (?,?,?)",
+                            [(start + i, r[0], r[9]) for i, r in enumerate(rows)])
+        self.db.executemany("INSERT INTO records_fts_rows VALUES (?, ?)",
+                            [(r[0], start + i) for i, r in enumerate(rows)])
+
+    def _take_rowids(self, table: str, n: int) -> int:
+        """The first of ``n`` fresh FTS rowids (explicit rowids let the side table be
+        written in one batch)."""
+        nxt = self._next_rowid.get(table)
+        if nxt is None:
+            row = self.db.execute(
+                f"SELECT rowid FROM {table} ORDER BY rowid DESC LIMIT 1").fetchone()  # noqa: S608
+            nxt = (row[0] if row else 0) + 1
+        self._next_rowid[table] = nxt + n
+        return nxt
 
     def _unindex_record(self, key: str) -> None:
         # FTS5 cannot index an UNINDEXED column, so deletes go by rowid through a side table
@@ -350,6 +376,41 @@ class State:
             "INSERT INTO mentions VALUES (?,?,?)",
             [(c.id, c.subject, m.entity) for c in claims for m in c.mentions])
 
+    def put_claim_rows(self, rows: Sequence[tuple[str, str, str, str, str, str,
+                                                  tuple[str, ...]]]) -> None:
+        """(id, record key, subject, attribute, kind, claim json, mentioned entity ids)."""
+        self.db.executemany(
+            "INSERT OR REPLACE INTO claims (id, record_key, subject, attribute, kind, claim_json) "
+            "VALUES (?,?,?,?,?,?)", [r[:6] for r in rows])
+        self.db.executemany("INSERT INTO mentions VALUES (?,?,?)",
+                            [(r[0], r[2], e) for r in rows for e in r[6]])
+
+    def page_inputs(self, ids: Sequence[str]) -> tuple[
+            dict[str, str], dict[str, list[str]], dict[str, set[str]],
+            dict[str, tuple[str, str]]]:
+        """For many pages at once: entity JSON, claim JSONs, linking subjects and the
+        (page sha256, sidecar sha256) last written."""
+        entities: dict[str, str] = {}
+        claims: dict[str, list[str]] = {}
+        linking: dict[str, set[str]] = {}
+        previous: dict[str, tuple[str, str]] = {}
+        for chunk in _chunks(list(ids)):
+            marks = ",".join("?" * len(chunk))
+            entities.update(self.db.execute(
+                f"SELECT id, entity_json FROM entities WHERE id IN ({marks})", chunk))
+            for subject, js in self.db.execute(
+                    f"SELECT subject, claim_json FROM claims WHERE subject IN ({marks})", chunk):
+                claims.setdefault(subject, []).append(js)
+            for eid, subject in self.db.execute(
+                    f"SELECT entity_id, subject FROM mentions WHERE entity_id IN ({marks}) "
+                    "AND subject != entity_id", chunk):
+                linking.setdefault(eid, set()).add(subject)
+            for eid, sha, sc in self.db.execute(
+                    f"SELECT entity_id, sha256, sidecar_sha256 FROM pages "
+                    f"WHERE entity_id IN ({marks})", chunk):
+                previous[eid] = (sha, sc)
+        return entities, claims, linking, previous
+
     def claims_of_subject(self, subject: str) -> list[Claim]:
         return [Claim.model_validate_json(r[0]) for r in self.db.execute(
             "SELECT claim_json FROM claims WHERE subject=?", (subject,))]
@@ -434,19 +495,34 @@ class State:
 
     def index_claims(self, subject: str, name: str, claims: Sequence[Claim]) -> None:
         self._unindex_claims(subject)
-        if self._next_fts_rowid is None:
-            row = self.db.execute(
-                "SELECT rowid FROM claims_fts ORDER BY rowid DESC LIMIT 1").fetchone()
-            self._next_fts_rowid = (row[0] if row else 0) + 1
-        start = self._next_fts_rowid
-        self._next_fts_rowid += len(claims)
+        self.add_search_rows([(c.id, subject, name, c.attribute, c.value, c.quote)
+                              for c in claims])
+
+    def add_search_rows(self, rows: Sequence[tuple[str, str, str, str, str, str]]) -> None:
+        """(claim id, subject, name, attribute, value, quote) into the claim search index."""
+        start = self._take_rowids("claims_fts", len(rows))
         self.db.executemany(
             "INSERT INTO claims_fts (rowid, claim_id, subject, name, attribute, value, quote) "
-            "VALUES (?,?,?,?,?,?,?)",
-            [(start + i, c.id, subject, name, c.attribute, c.value, c.quote)
-             for i, c in enumerate(claims)])
+            "VALUES (?,?,?,?,?,?,?)", [(start + i, *r) for i, r in enumerate(rows)])
         self.db.executemany("INSERT INTO claims_fts_rows VALUES (?, ?)",
-                            [(subject, start + i) for i in range(len(claims))])
+                            [(r[1], start + i) for i, r in enumerate(rows)])
+
+    def put_rendered(self, pages: Sequence[tuple[str, str, str, str, str, str, str]],
+                     statuses: Sequence[tuple[str, str]],
+                     conflicts: Sequence[tuple[str, str, str, str]],
+                     search_rows: Sequence[tuple[str, str, str, str, str, str]]) -> None:
+        """Rows of many rendered pages at once: pages (entity_id, path, sha, sidecar sha,
+        type, title, summary), claim statuses (status, id), conflicts (id, subject, state,
+        json), search rows; replaces what those pages had before."""
+        subjects = [(p[0],) for p in pages]
+        self.db.executemany("DELETE FROM conflicts WHERE subject=?", subjects)
+        self.db.executemany("DELETE FROM claims_fts WHERE rowid IN "
+                            "(SELECT fts_rowid FROM claims_fts_rows WHERE subject=?)", subjects)
+        self.db.executemany("DELETE FROM claims_fts_rows WHERE subject=?", subjects)
+        self.db.executemany("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?,?,?)", pages)
+        self.db.executemany("UPDATE claims SET status=? WHERE id=?", statuses)
+        self.db.executemany("INSERT INTO conflicts VALUES (?,?,?,?)", conflicts)
+        self.add_search_rows(search_rows)
 
     # -- pages ------------------------------------------------------------------------------
     def page(self, entity_id: str) -> tuple[str, str, str] | None:

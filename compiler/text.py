@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import date
+from functools import lru_cache
 
 _LINE = re.compile(r"[^\n]+")
 _LIST_MARKER = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
@@ -143,6 +144,7 @@ def _parse_date(text: str) -> date | None:
     return None
 
 
+@lru_cache(maxsize=65_536)  # pure, and values repeat across claims (tiers, statuses, units)
 def normalize_value(value: str) -> str:
     """Comparison form of a value: "60 Days." == "60 days"; "March 1, 2026" == "2026-03-01";
     "1,200" == "1200"; "20 percent" == "20%". Display always keeps the source's own text."""

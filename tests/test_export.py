@@ -11,6 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from compiler.build import wiki_state
+from compiler.canonical import sha256_hex
+from compiler.models import Claim
 from compiler.cli import app
 from compiler.export import EXPORT_SCHEMA, ExportedClaim
 from compiler.schemas import all_schemas
@@ -113,14 +115,19 @@ def test_two_exports_are_byte_identical(runner: CliRunner, acme_wiki: Path, expo
 
 
 def test_export_matches_page_sidecars(exported: str, acme_wiki: Path) -> None:
-    """Every exported claim id is in its subject's page sidecar."""
-    by_subject: dict[str, set[str]] = {}
+    """Each page's sidecar is JSON holding exactly its subject's exported claims, with the
+    same status, and the sha256 of the page beside it."""
+    by_subject: dict[str, dict[str, str]] = {}
     for c in map(json.loads, exported.splitlines()):
-        by_subject.setdefault(c["subject"], set()).add(c["claim_id"])
-    for subject, ids in by_subject.items():
-        sidecar = (acme_wiki / f"{subject}.claims.json").read_text(encoding="utf-8")
-        for cid in ids:
-            assert cid in sidecar, (subject, cid)
+        by_subject.setdefault(c["subject"], {})[c["claim_id"]] = c["status"]
+    for subject, statuses in by_subject.items():
+        sidecar = json.loads((acme_wiki / f"{subject}.claims.json").read_text(encoding="utf-8"))
+        assert sidecar["name"] == subject
+        assert sidecar["page_sha256"] == sha256_hex((acme_wiki / f"{subject}.md").read_bytes())
+        claims = {c["id"]: c for c in sidecar["claims"]}
+        assert {cid: c["status"] for cid, c in claims.items()} == statuses, subject
+        for c in claims.values():
+            Claim.model_validate({k: v for k, v in c.items() if k != "status"})
 
 
 def test_unsupported_format_exits_2(runner: CliRunner, acme_wiki: Path) -> None:

@@ -36,6 +36,10 @@ class Extraction(BaseModel):
 
 
 class ExtractionBackend(Protocol):
+    """A backend may set ``fork_safe = True`` when it is pure and cheap enough to run in the
+    compile's worker processes without the extraction cache; others run in the parent,
+    cached by (digest, record hash)."""
+
     name: str
 
     @property

@@ -49,6 +49,8 @@ def _shape(sentence: str) -> tuple[str, str, str] | None:
 
 class OfflineBackend:
     name = "offline"
+    # pure and cheap: the compile runs it inside its worker processes, uncached
+    fork_safe = True
 
     @property
     def digest(self) -> str:

@@ -1,0 +1,143 @@
+"""The compile's per-item steps, as plain functions a worker process can run: a file's bytes
+to record rows, a record to claim rows, a page's claims to its files. They read their shared
+context from :data:`compiler.workers.CONTEXT` and never touch the state database; the parent
+does every database write, in input order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from connectors.base import RecordError
+from connectors.loader import SourceConfig
+from connectors.registry import get_connector
+
+from .atomic import write_atomic
+from .canonical import sha256_hex
+from .extract import Extraction
+from .linking import link_record
+from .models import Claim, Entity, SourceRecord
+from .registry import Declaration, declaration_for
+from .render import render_page, sidecar_bytes
+from .resolve import resolve
+from .workers import CONTEXT
+
+
+def fts_text(r: SourceRecord) -> str:
+    parts = [r.title, r.entity_name, *r.aliases, r.body]
+    parts += [str(v) for v in r.fields.values() if v is not None]
+    parts += [ref.target_name for ref in r.references]
+    return "\n".join(parts)
+
+
+class RecordRow(NamedTuple):
+    """A parsed record, ready for the state store."""
+
+    key: str
+    id: str
+    sha256: str
+    version: str
+    file: str
+    declaration: Declaration
+    record_json: str
+    fts_text: str
+    tier: str
+    max_age_days: int
+    extraction_json: str | None  # None: the parent extracts (backend not fork-safe)
+
+
+def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | RecordError]:
+    """One input file → its records (extracted when the backend runs in workers) and errors."""
+    rel, data, source, tenant = item
+    policy, backend = CONTEXT["policy"], CONTEXT.get("backend")
+    out: list[RecordRow | RecordError] = []
+    for r in get_connector(source.system).parse(rel, data, source, tenant):
+        if isinstance(r, RecordError):
+            out.append(r)
+            continue
+        tier = policy.freshness_tier(r)
+        out.append(RecordRow(
+            key=r.key, id=r.id, sha256=r.sha256, version=r.version,
+            file=r.origin.split("#")[0] if r.origin else "",
+            declaration=declaration_for(r, policy.authority(r).rank),
+            record_json=r.model_dump_json(exclude={"key", "sha256"}),
+            fts_text=fts_text(r), tier=tier.name, max_age_days=tier.max_age_days,
+            extraction_json=backend.extract(r).model_dump_json() if backend else None,
+        ))
+    return out
+
+
+class ClaimRow(NamedTuple):
+    id: str
+    subject: str
+    attribute: str
+    kind: str
+    claim_json: str
+    mentions: tuple[str, ...]
+
+
+def link(item: tuple[str, str, str]) -> tuple[str, list[ClaimRow]]:
+    """(record key, record JSON, extraction JSON) → the record's claims as state rows."""
+    key, record_json, extraction_json = item
+    record = SourceRecord.model_validate_json(record_json)
+    extraction = Extraction.model_validate_json(extraction_json)
+    claims = link_record(record, extraction, CONTEXT["lookup"], CONTEXT["policy"].authority(record))
+    return key, [
+        ClaimRow(c.id, c.subject, c.attribute, c.kind, c.model_dump_json(),
+                 tuple(m.entity for m in c.mentions))
+        for c in claims
+    ]
+
+
+class PageJob(NamedTuple):
+    entity_id: str
+    entity_json: str
+    claim_jsons: list[str]
+    backlinks: list[tuple[str, str]]
+    previous: tuple[str, str] | None  # (page sha256, sidecar sha256) last written
+    md_path: str
+    sidecar_path: str
+
+
+class RenderedPage(NamedTuple):
+    entity_id: str
+    written: bool
+    sha256: str
+    sidecar_sha256: str
+    type: str
+    title: str
+    summary: str
+    statuses: list[tuple[str, str]]  # (status, claim id)
+    conflicts: list[tuple[str, str, str, str]]  # (id, subject, state, json)
+    search_rows: list[tuple[str, str, str, str, str, str]]
+
+
+def render(job: PageJob) -> RenderedPage:
+    """A page's claims → its markdown and sidecar on disk (only if the bytes changed)."""
+    entity = Entity.model_validate_json(job.entity_json)
+    claims = [Claim.model_validate_json(js) for js in job.claim_jsons]
+    stored = {c.id: js for c, js in zip(claims, job.claim_jsons)}
+    status, conflicts = resolve(claims, CONTEXT["tiebreak_of"])
+    markdown, summary, ordered, sources = render_page(entity, claims, status, conflicts,
+                                                      job.backlinks)
+    md_bytes = markdown.encode("utf-8")
+    sha = sha256_hex(md_bytes)
+    conflict_jsons = [c.model_dump_json() for c in conflicts]
+    sc_bytes = sidecar_bytes(
+        entity.id, job.entity_json, summary, sha,
+        [(stored[c.id], status.get(c.id, "winner")) for c in ordered],
+        conflict_jsons, sources, [eid for eid, _ in job.backlinks])
+    sc_sha = sha256_hex(sc_bytes)
+    md_path = Path(job.md_path)
+    written = job.previous != (sha, sc_sha) or not md_path.exists()
+    if written:
+        write_atomic(md_path, md_bytes)
+        write_atomic(Path(job.sidecar_path), sc_bytes)
+    name = " ".join((entity.name, *entity.aliases))
+    return RenderedPage(
+        entity_id=entity.id, written=written, sha256=sha, sidecar_sha256=sc_sha,
+        type=entity.type, title=entity.name, summary=summary,
+        statuses=[(s, cid) for cid, s in status.items()],
+        conflicts=[(c.id, entity.id, c.state, js) for c, js in zip(conflicts, conflict_jsons)],
+        search_rows=[(c.id, entity.id, name, c.attribute, c.value, c.quote) for c in claims],
+    )

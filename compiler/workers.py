@@ -1,0 +1,55 @@
+"""Running the pure compile steps on every core.
+
+Steps are plain functions over picklable items. Their shared, read-only context (policy,
+backend, name index) is set once per phase and reaches the worker processes by ``fork``, so
+it is never pickled per item. Results come back in input order, so a parallel compile writes
+exactly what a serial one writes. Small phases run inline: forking costs more than it saves.
+
+Items are handed over as lists (the parent reads them from the state database in waves):
+the pool feeds workers from a helper thread, which must never touch the parent's connection.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Read by the step functions; set by the parent before the fork, inherited by the children.
+CONTEXT: dict[str, Any] = {}
+
+Runner = Callable[[Callable[[T], R], Sequence[T]], Iterator[R]]
+
+
+def worker_count(setting: int) -> int:
+    """``0`` means one worker per core."""
+    return setting if setting > 0 else (os.cpu_count() or 1)
+
+
+def _inline(step: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    return map(step, items)
+
+
+@contextmanager
+def step_runner(workers: int, n_items: int, min_items: int, context: dict[str, Any]
+                ) -> Iterator[Runner]:
+    """A ``run(step, items)`` for one phase: ordered results, on ``workers`` processes when
+    the phase has at least ``min_items`` items, enough to pay for the fork."""
+    CONTEXT.clear()
+    CONTEXT.update(context)
+    parallel = (workers > 1 and n_items >= min_items
+                and "fork" in multiprocessing.get_all_start_methods())
+    if not parallel:
+        yield _inline
+        return
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        def run(step: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+            size = max(1, min(64, len(items) // (workers * 8)))
+            return pool.imap(step, items, chunksize=size)
+
+        yield run

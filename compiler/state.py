@@ -520,7 +520,11 @@ class State:
                             "(SELECT fts_rowid FROM claims_fts_rows WHERE subject=?)", subjects)
         self.db.executemany("DELETE FROM claims_fts_rows WHERE subject=?", subjects)
         self.db.executemany("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?,?,?)", pages)
-        self.db.executemany("UPDATE claims SET status=? WHERE id=?", statuses)
+        # most claims win: reset the pages' claims to the default, then mark the rest
+        self.db.executemany("UPDATE claims SET status='winner' WHERE subject=? "
+                            "AND status != 'winner'", subjects)
+        self.db.executemany("UPDATE claims SET status=? WHERE id=?",
+                            [s for s in statuses if s[0] != "winner"])
         self.db.executemany("INSERT INTO conflicts VALUES (?,?,?,?)", conflicts)
         self.add_search_rows(search_rows)
 

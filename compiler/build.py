@@ -356,19 +356,22 @@ class _Compile:
                 wave = relink[i:i + _WAVE]
                 items = sorted(st.load_records(wave))
                 rows: list[tuple] = []
-                for key, claims in run(link_step, items):
+                provenance: list[tuple[str, str]] = []
+                for key, claims, shared in run(link_step, items):
                     if not full:
                         old, touched = st.claim_touch_set(key)
                         if {c.claim_json for c in claims} == old:
                             continue
                         dirty |= touched
                         st.drop_claims_of(key)
+                    provenance.append((key, shared))
                     for c in claims:
                         dirty.add(c.subject)
                         dirty.update(c.mentions)
                         rows.append((c.id, key, c.subject, c.attribute, c.kind, c.claim_json,
                                      c.mentions))
                 st.put_claim_rows(rows)
+                st.set_provenance(provenance)
                 self.progress.advance(len(wave))
         self.report.records_relinked = len(relink)
         return dirty

@@ -22,7 +22,7 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS records (
     key TEXT PRIMARY KEY, file TEXT NOT NULL, sha256 TEXT NOT NULL, version TEXT NOT NULL,
     entity_id TEXT NOT NULL, record_json TEXT NOT NULL, extraction_json TEXT NOT NULL,
-    tier TEXT NOT NULL, max_age_days INTEGER NOT NULL);
+    tier TEXT NOT NULL, max_age_days INTEGER NOT NULL, provenance_json TEXT NOT NULL DEFAULT '{}');
 CREATE INDEX IF NOT EXISTS records_by_file ON records(file);
 CREATE TABLE IF NOT EXISTS extraction_cache (
     backend TEXT NOT NULL, sha256 TEXT NOT NULL, extraction_json TEXT NOT NULL,
@@ -66,6 +66,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS claims_fts USING fts5(
     claim_id UNINDEXED, subject UNINDEXED, name, attribute, value, quote);
 """
 
+# Bumped when the tables change shape; an older state is dropped and the wiki rebuilt.
+STATE_FORMAT = 2
+
+# A claim is stored without the fields every claim of its record shares (source, authority,
+# observed_at, acl: the last fields of Claim); they are stored once per record and spliced
+# back, which gives exactly Claim.model_dump_json().
+CLAIM_PROVENANCE = frozenset({"source", "authority", "observed_at", "acl"})
+_FULL_JSON = ("substr(c.claim_json, 1, length(c.claim_json) - 1) || ',' || "
+              "substr(r.provenance_json, 2)")
+_WITH_RECORD = "claims c JOIN records r ON r.key = c.record_key"
+
 _RESETTABLE = (
     "files", "file_errors", "records", "declarations", "names", "entities", "claims", "mentions", "conflicts",
     "records_fts", "claims_fts", "records_fts_rows", "claims_fts_rows",
@@ -90,8 +101,24 @@ class State:
             self.db = sqlite3.connect(path, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            self._upgrade()
             self.db.executescript(SCHEMA)
         self.db.execute("PRAGMA cache_size=-200000")
+
+    def _upgrade(self) -> None:
+        """A state written by another format is only a cache of the sources: drop it (the
+        changed config then forces a full rebuild), keeping the pages to clean up and the log."""
+        (version,) = self.db.execute("PRAGMA user_version").fetchone()
+        if version != STATE_FORMAT:
+            # virtual tables first: dropping one drops its shadow tables
+            for kind in ("virtual", "plain"):
+                for name, sql in self.db.execute(
+                        "SELECT name, sql FROM sqlite_master WHERE type='table' "
+                        "AND name NOT LIKE 'sqlite_%'").fetchall():
+                    virtual = (sql or "").upper().startswith("CREATE VIRTUAL")
+                    if name not in ("pages", "log") and virtual == (kind == "virtual"):
+                        self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
+            self.db.execute(f"PRAGMA user_version={STATE_FORMAT}")
 
     # -- transactions ---------------------------------------------------------------------
     def begin(self) -> None:
@@ -185,16 +212,6 @@ class State:
     def all_record_keys(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT key FROM records ORDER BY key")]
 
-    def put_record(self, key: str, file: str, sha: str, version: str, entity_id: str,
-                   record_json: str, extraction_json: str, tier: str, max_age: int,
-                   fts_text: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?)",
-                        (key, file, sha, version, entity_id, record_json, extraction_json,
-                         tier, max_age))
-        self._unindex_record(key)
-        cur = self.db.execute("INSERT INTO records_fts (key, text) VALUES (?, ?)", (key, fts_text))
-        self.db.execute("INSERT INTO records_fts_rows VALUES (?, ?)", (key, cur.lastrowid))
-
     def put_records(self, rows: Sequence[tuple]) -> None:
         """Many records at once: (key, file, sha, version, entity_id, record_json,
         extraction_json, tier, max_age_days, fts_text)."""
@@ -202,8 +219,9 @@ class State:
         self.db.executemany("DELETE FROM records_fts WHERE rowid IN "
                             "(SELECT fts_rowid FROM records_fts_rows WHERE key=?)", keys)
         self.db.executemany("DELETE FROM records_fts_rows WHERE key=?", keys)
-        self.db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?,?)",
-                            [r[:9] for r in rows])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO records (key, file, sha256, version, entity_id, record_json, "
+            "extraction_json, tier, max_age_days) VALUES (?,?,?,?,?,?,?,?,?)", [r[:9] for r in rows])
         start = self._take_rowids("records_fts", len(rows))
         self.db.executemany("INSERT INTO records_fts (rowid, key, text) VALUES (?,?,?)",
                             [(start + i, r[0], r[9]) for i, r in enumerate(rows)])
@@ -366,19 +384,15 @@ class State:
                         "(SELECT id FROM claims WHERE record_key=?)", (record_key,))
         self.db.execute("DELETE FROM claims WHERE record_key=?", (record_key,))
 
-    def put_claims(self, record_key: str, claims: Sequence[Claim]) -> None:
-        self.db.executemany(
-            "INSERT OR REPLACE INTO claims (id, record_key, subject, attribute, kind, claim_json) "
-            "VALUES (?,?,?,?,?,?)",
-            [(c.id, record_key, c.subject, c.attribute, c.kind, c.model_dump_json())
-             for c in claims])
-        self.db.executemany(
-            "INSERT INTO mentions VALUES (?,?,?)",
-            [(c.id, c.subject, m.entity) for c in claims for m in c.mentions])
+    def set_provenance(self, rows: Sequence[tuple[str, str]]) -> None:
+        """(record key, JSON of the claim fields its claims share) — see CLAIM_PROVENANCE."""
+        self.db.executemany("UPDATE records SET provenance_json=? WHERE key=?",
+                            [(js, key) for key, js in rows])
 
     def put_claim_rows(self, rows: Sequence[tuple[str, str, str, str, str, str,
                                                   tuple[str, ...]]]) -> None:
-        """(id, record key, subject, attribute, kind, claim json, mentioned entity ids)."""
+        """(id, record key, subject, attribute, kind, claim json without the record's
+        provenance, mentioned entity ids)."""
         self.db.executemany(
             "INSERT OR REPLACE INTO claims (id, record_key, subject, attribute, kind, claim_json) "
             "VALUES (?,?,?,?,?,?)", [r[:6] for r in rows])
@@ -399,7 +413,8 @@ class State:
             entities.update(self.db.execute(
                 f"SELECT id, entity_json FROM entities WHERE id IN ({marks})", chunk))
             for subject, js in self.db.execute(
-                    f"SELECT subject, claim_json FROM claims WHERE subject IN ({marks})", chunk):
+                    f"SELECT c.subject, {_FULL_JSON} FROM {_WITH_RECORD} "
+                    f"WHERE c.subject IN ({marks})", chunk):
                 claims.setdefault(subject, []).append(js)
             for eid, subject in self.db.execute(
                     f"SELECT entity_id, subject FROM mentions WHERE entity_id IN ({marks}) "
@@ -413,7 +428,7 @@ class State:
 
     def claims_of_subject(self, subject: str) -> list[Claim]:
         return [Claim.model_validate_json(r[0]) for r in self.db.execute(
-            "SELECT claim_json FROM claims WHERE subject=?", (subject,))]
+            f"SELECT {_FULL_JSON} FROM {_WITH_RECORD} WHERE c.subject=?", (subject,))]
 
     def mention_targets_of_subject(self, subject: str) -> set[str]:
         return {r[0] for r in self.db.execute(
@@ -421,13 +436,14 @@ class State:
 
     def claims_of_group(self, subject: str, attribute: str) -> list[tuple[Claim, str]]:
         return [(Claim.model_validate_json(r[0]), r[1]) for r in self.db.execute(
-            "SELECT claim_json, status FROM claims WHERE subject=? AND attribute=?",
+            f"SELECT {_FULL_JSON}, c.status FROM {_WITH_RECORD} "
+            "WHERE c.subject=? AND c.attribute=?",
             (subject, attribute))]
 
     def claims_by_ids(self, ids: Sequence[str]) -> dict[str, tuple[Claim, str]]:
         out: dict[str, tuple[Claim, str]] = {}
         for chunk in _chunks(list(ids)):
-            q = (f"SELECT id, claim_json, status FROM claims WHERE id IN "
+            q = (f"SELECT c.id, {_FULL_JSON}, c.status FROM {_WITH_RECORD} WHERE c.id IN "
                  f"({','.join('?' * len(chunk))})")
             for cid, js, status in self.db.execute(q, chunk):
                 out[cid] = (Claim.model_validate_json(js), status)
@@ -435,12 +451,14 @@ class State:
 
     def iter_claims(self) -> Iterator[tuple[Claim, str]]:
         for js, status in self.db.execute(
-                "SELECT claim_json, status FROM claims ORDER BY subject, attribute, id"):
+                f"SELECT {_FULL_JSON}, c.status FROM {_WITH_RECORD} "
+                "ORDER BY c.subject, c.attribute, c.id"):
             yield Claim.model_validate_json(js), status
 
     def mentioning_claims(self, entity_id: str) -> list[Claim]:
         return [Claim.model_validate_json(r[0]) for r in self.db.execute(
-            "SELECT c.claim_json FROM mentions m JOIN claims c ON c.id = m.claim_id "
+            f"SELECT {_FULL_JSON} FROM mentions m JOIN claims c ON c.id = m.claim_id "
+            "JOIN records r ON r.key = c.record_key "
             "WHERE m.entity_id=? AND m.subject != ?", (entity_id, entity_id))]
 
     def open_conflicts(self) -> list[Conflict]:
@@ -449,8 +467,9 @@ class State:
 
     def unresolved_references(self) -> Iterator[tuple[Claim, str]]:
         for js, status in self.db.execute(
-                "SELECT claim_json, status FROM claims c WHERE kind='reference' AND NOT EXISTS "
-                "(SELECT 1 FROM mentions m WHERE m.claim_id = c.id) ORDER BY subject, id"):
+                f"SELECT {_FULL_JSON}, c.status FROM {_WITH_RECORD} "
+                "WHERE c.kind='reference' AND NOT EXISTS "
+                "(SELECT 1 FROM mentions m WHERE m.claim_id = c.id) ORDER BY c.subject, c.id"):
             yield Claim.model_validate_json(js), status
 
     def search_claims(self, match: str, limit: int) -> list[tuple[str, float]]:

@@ -20,6 +20,7 @@ from .models import Claim, Entity, SourceRecord
 from .registry import Declaration, declaration_for
 from .render import render_page, sidecar_bytes
 from .resolve import resolve
+from .state import CLAIM_PROVENANCE
 from .workers import CONTEXT
 
 
@@ -76,17 +77,20 @@ class ClaimRow(NamedTuple):
     mentions: tuple[str, ...]
 
 
-def link(item: tuple[str, str, str]) -> tuple[str, list[ClaimRow]]:
-    """(record key, record JSON, extraction JSON) → the record's claims as state rows."""
+def link(item: tuple[str, str, str]) -> tuple[str, list[ClaimRow], str]:
+    """(record key, record JSON, extraction JSON) → the record's claims as state rows (without
+    the fields all its claims share) and the JSON of those shared fields."""
     key, record_json, extraction_json = item
     record = SourceRecord.model_validate_json(record_json)
     extraction = Extraction.model_validate_json(extraction_json)
     claims = link_record(record, extraction, CONTEXT["lookup"], CONTEXT["policy"].authority(record))
+    provenance = claims[0].model_dump_json(include=CLAIM_PROVENANCE) if claims else "{}"
     return key, [
-        ClaimRow(c.id, c.subject, c.attribute, c.kind, c.model_dump_json(),
+        ClaimRow(c.id, c.subject, c.attribute, c.kind,
+                 c.model_dump_json(exclude=CLAIM_PROVENANCE),
                  tuple(m.entity for m in c.mentions))
         for c in claims
-    ]
+    ], provenance
 
 
 class PageJob(NamedTuple):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -205,3 +206,22 @@ def test_worker_processes_write_the_same_wiki_as_one_process(tmp_path: Path) -> 
         report = compile_wiki(corpus, parallel, two, today="2026-11-21")
         assert report.records_extracted >= 0 and report.rejected == 0
         assert_same_wiki(parallel, serial)
+
+
+def test_state_from_another_format_is_dropped_and_rebuilt(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    db.execute("PRAGMA user_version=1")
+    db.execute("ALTER TABLE records DROP COLUMN provenance_json")  # an older table shape
+    db.commit()
+    db.close()
+    delete_doc(corpus, HANDBOOK.index("platform-team.md"), 0)
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert report.full_rebuild
+    assert "team/platform-team" in report.removed  # the kept page list still cleans up
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today="2026-11-21")
+    assert_same_wiki(wiki, clean)

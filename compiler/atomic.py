@@ -6,17 +6,23 @@ import os
 from pathlib import Path
 
 
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+
+
 def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
     """Write via a temp file in the same folder and ``os.replace``.
 
     ``durable`` adds an fsync; compiles skip it per page because the state database, which is
     committed last and fsynced by SQLite, decides what a rerun redoes.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     # one writer per wiki (the compile lock) and per process: a pid-named temp file is unique
     # and much cheaper than mkstemp's random names; O_NOFOLLOW refuses a planted symlink
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        fd = os.open(tmp, _CREATE, 0o644)
+    except FileNotFoundError:  # the folder is new: create it only then, not per page
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, _CREATE, 0o644)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -407,11 +407,14 @@ class _Compile:
                         ((s, names[s]) for s in linking.get(eid, ()) if s in names),
                         key=lambda kv: (kv[1].lower(), kv[0]))
                     jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
-                                        previous.get(eid), str(md_path), str(sc_path)))
+                                        previous.get(eid), str(md_path)))
                 pages, statuses, conflicts, search = [], [], [], []
                 for page in run(render_step, jobs):
                     report.pages_rendered += 1
-                    if page.written:
+                    if page.files is not None:
+                        md_path, sc_path = self._page_paths(page.entity_id)
+                        write_atomic(md_path, page.files[0])
+                        write_atomic(sc_path, page.files[1])
                         report.pages_written += 1
                         report.written.append(page.entity_id)
                     pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,

@@ -1,7 +1,7 @@
 """The compile's per-item steps, as plain functions a worker process can run: a file's bytes
 to record rows, a record to claim rows, a page's claims to its files. They read their shared
 context from :data:`compiler.workers.CONTEXT` and never touch the state database; the parent
-does every database write, in input order."""
+does every database and file write, in input order."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from connectors.base import RecordError
 from connectors.loader import SourceConfig
 from connectors.registry import get_connector
 
-from .atomic import write_atomic
 from .canonical import sha256_hex
 from .extract import Extraction
 from .linking import link_record
@@ -100,12 +99,13 @@ class PageJob(NamedTuple):
     backlinks: list[tuple[str, str]]
     previous: tuple[str, str] | None  # (page sha256, sidecar sha256) last written
     md_path: str
-    sidecar_path: str
 
 
 class RenderedPage(NamedTuple):
     entity_id: str
-    written: bool
+    # new bytes to write (page, sidecar), None when unchanged. The parent writes them:
+    # two processes creating files in one folder contend badly on the folder's lock
+    files: tuple[bytes, bytes] | None
     sha256: str
     sidecar_sha256: str
     type: str
@@ -117,7 +117,7 @@ class RenderedPage(NamedTuple):
 
 
 def render(job: PageJob) -> RenderedPage:
-    """A page's claims → its markdown and sidecar on disk (only if the bytes changed)."""
+    """A page's claims → its markdown and sidecar bytes, returned only if they changed."""
     entity = Entity.model_validate_json(job.entity_json)
     claims = [Claim.model_validate_json(js) for js in job.claim_jsons]
     stored = {c.id: js for c, js in zip(claims, job.claim_jsons)}
@@ -132,14 +132,11 @@ def render(job: PageJob) -> RenderedPage:
         [(stored[c.id], status.get(c.id, "winner")) for c in ordered],
         conflict_jsons, sources, [eid for eid, _ in job.backlinks])
     sc_sha = sha256_hex(sc_bytes)
-    md_path = Path(job.md_path)
-    written = job.previous != (sha, sc_sha) or not md_path.exists()
-    if written:
-        write_atomic(md_path, md_bytes)
-        write_atomic(Path(job.sidecar_path), sc_bytes)
+    changed = job.previous != (sha, sc_sha) or not Path(job.md_path).exists()
     name = " ".join((entity.name, *entity.aliases))
     return RenderedPage(
-        entity_id=entity.id, written=written, sha256=sha, sidecar_sha256=sc_sha,
+        entity_id=entity.id, files=(md_bytes, sc_bytes) if changed else None,
+        sha256=sha, sidecar_sha256=sc_sha,
         type=entity.type, title=entity.name, summary=summary,
         statuses=[(s, cid) for cid, s in status.items()],
         conflicts=[(c.id, entity.id, c.state, js) for c, js in zip(conflicts, conflict_jsons)],

@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 import compiler.build as build
-import compiler.steps as steps
 from compiler.build import compile_wiki
 from compiler.cli import EXIT_REJECTED, app
 from conftest import ACME, TODAY, flat, strip_ansi
@@ -259,14 +258,11 @@ def test_crash_mid_compile_leaves_a_consistent_wiki(acme_copy: Path, tmp_path: P
         calls["n"] += 1
         real(path, data, durable)
 
-    # pages are written by the render step, index/log/pending by the orchestrator
-    for module in (build, steps):
-        monkeypatch.setattr(module, "write_atomic", flaky)
+    monkeypatch.setattr(build, "write_atomic", flaky)
     with pytest.raises(Boom):
         compile_wiki(acme_copy, wiki, today=TODAY)
     assert calls["n"] == after_calls
-    for module in (build, steps):
-        monkeypatch.setattr(module, "write_atomic", real)
+    monkeypatch.setattr(build, "write_atomic", real)
 
     report = compile_wiki(acme_copy, wiki, today=TODAY)
     assert report.rejected == 0

@@ -5,10 +5,17 @@ Pure: the same record, extraction and registry always give the same claims (and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .extract.base import Extraction, RawClaim
 from .models import Authority, Claim, ClaimKind, Mention, SourceRecord
 from .registry import Lookup, entity_id_for, find_mentions
 from .text import name_key, normalize_attribute
+
+
+def _find(text: str, lookup: Lookup) -> Sequence[tuple[int, int, str]]:
+    finder = getattr(lookup, "mentions", None)  # an in-memory index remembers its answers
+    return finder(text) if finder is not None else find_mentions(text, lookup)
 
 
 def _subject_and_attribute(
@@ -18,7 +25,7 @@ def _subject_and_attribute(
     if raw.kind != "fact" or not raw.subject_phrase:
         return own, raw.attribute, raw.kind
     phrase = raw.subject_phrase
-    hits = find_mentions(phrase, lookup, getattr(lookup, "starts", None))
+    hits = _find(phrase, lookup)
     if not hits:
         return own, raw.attribute, raw.kind
     start, end, subject = hits[0]
@@ -36,7 +43,7 @@ def _mentions(raw: RawClaim, subject: str, lookup: Lookup) -> tuple[Mention, ...
         return (Mention(entity=eid, start=0, end=len(raw.value)),) if eid else ()
     return tuple(
         Mention(entity=eid, start=s, end=e)
-        for s, e, eid in find_mentions(raw.value, lookup, getattr(lookup, "starts", None))
+        for s, e, eid in _find(raw.value, lookup)
         if eid != subject
     )
 

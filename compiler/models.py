@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import cached_property
+from json import dumps as _dumps
 from typing import Literal
 
 from pydantic import (
@@ -206,9 +207,11 @@ class Claim(_Frozen):
         span: tuple[int, int] | None,
         source: SourceRef,
     ) -> str:
-        return content_id(
-            subject, attribute, value, kind, quote, span, source.key, source.version, source.sha256
-        )
+        # the bytes content_id() would hash (a list of strings, ints and null is canonical
+        # JSON without sort_keys), built without its generic path: one call per claim
+        parts = [subject, attribute, value, kind, quote, list(span) if span else None,
+                 source.key, source.version, source.sha256]
+        return sha256_hex(_dumps(parts, separators=(",", ":"), ensure_ascii=False))[:16]
 
     @property
     def comparable(self) -> bool:

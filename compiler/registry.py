@@ -79,6 +79,12 @@ class NameIndex:
             for key in d.keys():
                 candidates[key].append((-d.rank, d.entity_id, d.type))
         self.starts: frozenset[str] = frozenset(k.split(" ", 1)[0] for k in candidates)
+        # longest name (in words) beginning with each first word: bounds the key search
+        self._longest: dict[str, int] = {}
+        for k in candidates:
+            first, n = k.split(" ", 1)[0], k.count(" ") + 1
+            self._longest[first] = max(n, self._longest.get(first, 0))
+        self._found: dict[str, tuple[tuple[int, int, str], ...]] = {}
         self._any: dict[str, str] = {}
         self._typed: dict[tuple[str, str], str] = {}
         for key, cands in candidates.items():
@@ -94,6 +100,36 @@ class NameIndex:
         if entity_type is not None and (hit := self._typed.get((key, entity_type))):
             return hit
         return self._any.get(key)
+
+    def mentions(self, text: str) -> tuple[tuple[int, int, str], ...]:
+        """:func:`find_mentions` over this index, remembered per text: field values such as
+        tiers, statuses and product names repeat across thousands of records."""
+        hit = self._found.get(text)
+        if hit is None:
+            if len(self._found) > 200_000:
+                self._found.clear()
+            hit = self._found[text] = tuple(self._scan(text))
+        return hit
+
+    def _scan(self, text: str) -> list[tuple[int, int, str]]:
+        toks = word_spans(text)
+        found: list[tuple[int, int, str]] = []
+        longest, names = self._longest, self._any
+        i, end = 0, len(toks)
+        while i < end:
+            most = longest.get(toks[i][0])
+            if most is None:
+                i += 1
+                continue
+            for n in range(min(most, end - i), 0, -1):
+                key = " ".join(t[0] for t in toks[i:i + n])
+                if len(key) >= _MIN_KEY_CHARS and (eid := names.get(key)) is not None:
+                    found.append((toks[i][1], toks[i + n - 1][2], eid))
+                    i += n
+                    break
+            else:
+                i += 1
+        return found
 
 
 def find_mentions(

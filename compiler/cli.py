@@ -108,13 +108,16 @@ def compile_cmd(
     full: Annotated[bool, typer.Option("--full", help="ignore the compile state and rebuild")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=0, help="processes for parsing, linking and rendering (0: one per "
+        "core; default from FOLIO_WORKERS, else 0)")] = None,
 ) -> None:
     """Compile a corpus into a wiki. Incremental: only changed records are re-extracted and
     only pages whose claims changed are rewritten.
 
     Exit codes: 0 compiled; 3 compiled, but some inputs were rejected (listed with file and
     record); 1 nothing compiled (bad manifest or policy, wiki locked)."""
-    settings = FolioSettings()
+    settings = FolioSettings() if workers is None else FolioSettings(workers=workers)
     try:
         with Progress(TextColumn("{task.description:>8}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, disable=quiet or as_json,

@@ -34,7 +34,7 @@ from connectors.registry import get_connector
 from . import __version__
 from .atomic import remove_if_exists, write_atomic
 from .canonical import content_id, sha256_hex
-from .extract import Extraction, get_backend
+from .extract import Extraction, ExtractionFailed, get_backend
 from .linking import link_record
 from .models import SCHEMA_VERSION, SourceRecord
 from .policy import AuthorityPolicy, load_policy
@@ -82,6 +82,11 @@ class CompileReport:
     errors: list[RecordError] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    # LLM backend: model output rejected by validation (records extracted this run), and
+    # what this run's calls cost; both stay empty offline
+    claims_rejected: int = 0
+    rejected_by_reason: dict[str, int] = field(default_factory=dict)
+    llm: dict[str, float | int] = field(default_factory=dict)
 
     @property
     def rejected(self) -> int:
@@ -130,12 +135,13 @@ class _Compile:
         except ValueError as exc:
             raise CompileError(str(exc)) from exc
         self.principals = load_directory(src / "directory.yaml")
-        self.backend = get_backend(settings.backend)
+        self.backend = get_backend(settings.backend, settings, out / STATE_DIR)
         self.state = State(out / STATE_DIR / "state.db")
         self.pending_path = out / STATE_DIR / "pending.json"
         self._in_memory = False
         self._claims_by_subject: dict[str, list] = {}
         self._backlinks: dict[str, set[str]] = {}
+        self._synthesis: dict[str, list] = {}
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -257,6 +263,7 @@ class _Compile:
                 dirty.add(eid)
                 dirty |= st.mention_targets_of_subject(eid)
 
+            self._synthesize(dirty)  # LLM calls end here, before anything is written
             self._write_pending(dirty)
             self._render(dirty)
             self._aggregate()
@@ -270,6 +277,8 @@ class _Compile:
             raise
         finally:
             st.close()
+            if hasattr(self.backend, "usage"):
+                self.report.llm = self.backend.usage()
         remove_if_exists(self.pending_path)
         self.report.seconds = time.perf_counter() - t0
         return self.report
@@ -278,6 +287,10 @@ class _Compile:
     def _extract(self, parsed: dict[str, SourceRecord], changed: list[str]) -> dict[str, Extraction]:
         st, digest = self.state, self.backend.digest
         out: dict[str, Extraction] = {}
+        prefetch = getattr(self.backend, "prefetch", None)
+        if prefetch is not None:  # LLM backends make all their calls up front, concurrently
+            prefetch([parsed[k] for k in changed
+                      if st.cached_extraction(digest, parsed[k].sha256) is None])
         self.progress.phase("extract", len(changed))
         for key in changed:
             r = parsed[key]
@@ -290,6 +303,10 @@ class _Compile:
                 ex_json = ex.model_dump_json()
                 st.cache_extraction(digest, r.sha256, ex_json)
             out[key] = ex
+            for reason, n in ex.rejected.items():
+                self.report.rejected_by_reason[reason] = (
+                    self.report.rejected_by_reason.get(reason, 0) + n)
+                self.report.claims_rejected += n
             tier = self.policy.freshness_tier(r)
             st.put_record(key, r.origin.split("#")[0] if r.origin else "", r.sha256, r.version,
                           declaration_for(r, 0).entity_id,
@@ -402,7 +419,8 @@ class _Compile:
                        else st.backlinks(eid))
             names = st.entity_names(linking)
             backlinks = sorted(names.items(), key=lambda kv: (kv[1].lower(), kv[0]))
-            markdown, sidecar, summary = render_page(entity, claims, status, conflicts, backlinks)
+            markdown, sidecar, summary = render_page(entity, claims, status, conflicts, backlinks,
+                                                     synthesis=self._synthesis.get(eid))
             md_bytes, sc_bytes = markdown.encode("utf-8"), sidecar_bytes(sidecar)
             sha, sc_sha = sha256_hex(md_bytes), sha256_hex(sc_bytes)
             self.report.pages_rendered += 1
@@ -415,6 +433,27 @@ class _Compile:
             st.set_statuses(status)
             st.set_conflicts(eid, conflicts)
             st.index_claims(eid, " ".join((entity.name, *entity.aliases)), claims)
+
+    # -- 6a: LLM page synthesis (optional) --------------------------------------------------
+    def _synthesize(self, dirty: set[str]) -> None:
+        """Overviews of dirty pages from their winning claims, made before any page is written
+        so that a budget stop leaves the wiki untouched."""
+        synthesizer = getattr(self.backend, "synthesizer", None)
+        if synthesizer is None:
+            return
+        st, pages = self.state, []
+        for eid in sorted(dirty):
+            entity = st.entity(eid)
+            if entity is None:
+                continue
+            claims = (self._claims_by_subject.get(eid, []) if self._in_memory
+                      else st.claims_of_subject(eid))
+            status, _ = resolve(claims, self.tiebreak_of)
+            winners = [c for c in claims if status.get(c.id) == "winner"]
+            if winners:
+                pages.append((entity, winners))
+        self._synthesis = {eid: [(s.text, s.claims) for s in sentences]
+                           for eid, sentences in synthesizer.synthesize(pages).items()}
 
     # -- 7: aggregate files -----------------------------------------------------------------
     def _aggregate(self) -> None:
@@ -473,7 +512,10 @@ def compile_wiki(
         raise CompileError(f"{src}: corpus folder not found")
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out / STATE_DIR):
-        return _Compile(src, out, settings, progress or Progress(), today).run(full)
+        try:
+            return _Compile(src, out, settings, progress or Progress(), today).run(full)
+        except ExtractionFailed as exc:  # model down or budget spent: already rolled back
+            raise CompileError(str(exc)) from exc
 
 
 def wiki_state(wiki: Path) -> State:

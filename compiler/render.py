@@ -121,8 +121,10 @@ def render_page(
     status: Mapping[str, ClaimStatus],
     conflicts: Sequence[Conflict],
     backlinks: Sequence[tuple[str, str]],
+    synthesis: Sequence[tuple[str, Sequence[str]]] | None = None,
 ) -> tuple[str, dict, str]:
-    """Markdown, machine-readable sidecar and one-line summary for one entity's page."""
+    """Markdown, machine-readable sidecar and one-line summary for one entity's page.
+    ``synthesis``: optional LLM overview sentences with the ids of the claims each cites."""
     claims = sorted(claims, key=lambda c: (c.attribute, c.source.key, c.span or (-1, -1), c.id))
     sources = _sources(claims)
     sid = {s.key: f"S{i}" for i, s in enumerate(sources, 1)}
@@ -130,6 +132,8 @@ def render_page(
     by_id = {c.id: c for c in claims}
     lines = [_frontmatter(entity, claims, sources, conflicts), f"# {escape(entity.name)}", "",
              f"> {escape(summary)}", ""]
+    if synthesis:
+        lines += ["## Overview", "", _overview(synthesis, by_id, sid), ""]
 
     open_attrs = {c.attribute for c in conflicts if c.state == "open"}
     facts: dict[str, list[Claim]] = defaultdict(list)
@@ -221,7 +225,20 @@ def render_page(
         "sources": [s.model_dump(mode="json") for s in sources],
         "backlinks": [eid for eid, _ in backlinks],
     }
+    if synthesis:
+        sidecar["overview"] = [{"text": t, "claims": list(ids)} for t, ids in synthesis]
     return markdown, sidecar, summary
+
+
+def _overview(synthesis: Sequence[tuple[str, Sequence[str]]], by_id: Mapping[str, Claim],
+              sid: Mapping[str, str]) -> str:
+    """Model-written sentences as inert text, each followed by the sources of the claims it
+    cites (the claim ids themselves are in the sidecar)."""
+    parts = []
+    for text, ids in synthesis:
+        refs = sorted({sid[by_id[i].source.key] for i in ids if i in by_id}, key=_snum)
+        parts.append(f"{escape(text)} ({', '.join(refs)})" if refs else escape(text))
+    return " ".join(parts)
 
 
 def _snum(label: str) -> int:

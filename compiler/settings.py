@@ -36,6 +36,8 @@ class FolioSettings(BaseSettings):
         None, gt=0, description="stop the run before a call would pass this many tokens")
     llm_budget_usd: float | None = Field(
         None, gt=0, description="stop the run once this much has been spent (response_cost)")
+    llm_max_claims_per_chunk: int = Field(
+        24, ge=1, le=200, description="claims asked for per chunk (small models: fewer)")
     llm_chunk_chars: int = Field(2000, ge=200, description="target characters per chunk")
     llm_min_confidence: float = Field(
         0.3, ge=0, le=1, description="claims the model is less sure of are rejected")

@@ -39,7 +39,7 @@ from .chunking import Chunk, chunk_spans
 from .client import Call, LLMClient
 from .offline import structured_claims
 from .prompts import extraction_messages, template_digest
-from .responses import CLAIMS_SCHEMA, MAX_CLAIMS_PER_CHUNK, LLMClaim
+from .responses import LLMClaim, claims_schema
 
 # Bump when validation can keep or drop different claims for the same answers.
 _VALIDATION_VERSION = "llm-validate-1"
@@ -60,7 +60,8 @@ RESPONSE_REASONS = frozenset({"malformed_json", "truncated_output"})
 
 
 def validate_answer(answer: Answer, body: str, chunk: Chunk, secrets: Sequence[str],
-                    min_confidence: float) -> tuple[list[RawClaim], Counter[str]]:
+                    min_confidence: float, max_claims: int = 24
+                    ) -> tuple[list[RawClaim], Counter[str]]:
     """The claims of one chunk's answer that check out, and the rest counted by reason."""
     rejected: Counter[str] = Counter()
     if answer.finish_reason == "length":
@@ -76,9 +77,9 @@ def validate_answer(answer: Answer, body: str, chunk: Chunk, secrets: Sequence[s
     if not isinstance(items, list):
         rejected["malformed_json"] += 1
         return [], rejected
-    if len(items) > MAX_CLAIMS_PER_CHUNK:
-        rejected["too_many_claims"] += len(items) - MAX_CLAIMS_PER_CHUNK
-        items = items[:MAX_CLAIMS_PER_CHUNK]
+    if len(items) > max_claims:
+        rejected["too_many_claims"] += len(items) - max_claims
+        items = items[:max_claims]
     claims: list[RawClaim] = []
     for item in items:
         try:
@@ -142,6 +143,7 @@ class LLMBackend:
         s = self.settings
         return content_id(self.name, _VALIDATION_VERSION, self.template, s.llm_model,
                           s.llm_chunk_chars, s.llm_min_confidence, s.llm_json_schema,
+                          s.llm_max_claims_per_chunk,
                           s.llm_max_output_tokens, s.llm_synthesis)
 
     def describe(self) -> dict[str, str]:
@@ -180,13 +182,14 @@ class LLMBackend:
     def _extract_many(self, records: Sequence[SourceRecord]) -> list[Extraction]:
         plan: list[tuple[SourceRecord, list[Chunk]]] = []
         calls: list[Call] = []
+        max_claims = self.settings.llm_max_claims_per_chunk
         for r in records:
             chunks = self._chunks(r)
             plan.append((r, chunks))
             for ch in chunks:
                 messages = extraction_messages(r.entity_type, r.entity_name, r.title,
-                                               r.body[ch.start:ch.end], MAX_CLAIMS_PER_CHUNK)
-                calls.append(Call.of(messages, "folio_claims", CLAIMS_SCHEMA,
+                                               r.body[ch.start:ch.end], max_claims)
+                calls.append(Call.of(messages, "folio_claims", claims_schema(max_claims),
                                      self.settings.llm_max_output_tokens))
         answers = iter(self.client.run(calls))
         out: list[Extraction] = []
@@ -202,7 +205,7 @@ class LLMBackend:
                 usage["completion_tokens"] += answer.completion_tokens
                 usage["cost_usd"] += answer.cost_usd  # type: ignore[assignment]
                 got, why = validate_answer(answer, r.body, ch, self.client.secrets,
-                                           self.settings.llm_min_confidence)
+                                           self.settings.llm_min_confidence, max_claims)
                 rejected += why
                 for c in got:
                     # one fact once per span, whichever way the model named its subject:

@@ -36,19 +36,21 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
             "additionalProperties": False}
 
 
-CLAIMS_SCHEMA: dict[str, Any] = _object({
-    "claims": {
-        "type": "array",
-        "maxItems": MAX_CLAIMS_PER_CHUNK,
-        "items": _object({
-            "subject": {"type": "string"},
-            "attribute": {"type": "string"},
-            "value": {"type": "string"},
-            "quote": {"type": "string"},
-            "confidence": {"type": "number"},
-        }),
-    }
-})
+def claims_schema(max_claims: int = MAX_CLAIMS_PER_CHUNK) -> dict[str, Any]:
+    return _object({
+        "claims": {
+            "type": "array",
+            "maxItems": max_claims,
+            "items": _object({
+                "subject": {"type": "string"},
+                "attribute": {"type": "string"},
+                "value": {"type": "string"},
+                "quote": {"type": "string"},
+                "confidence": {"type": "number"},
+            }),
+        }
+    })
+
 
 SYNTHESIS_SCHEMA: dict[str, Any] = _object({
     "sentences": {

@@ -504,3 +504,13 @@ def test_examples_untouched(acme_src: Path) -> None:
     # tests above work on copies; guard against an accidental write to the bundled corpus
     assert not (acme_src / ".folio").exists()
     assert shutil.which(sys.executable)
+
+
+def test_llm_cost_benchmark_meets_its_target(tmp_path: Path) -> None:
+    """A change costs calls only for the changed records' chunks and the pages whose winning
+    claims changed; no change and a --full rebuild with a warm cache cost none."""
+    out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "llm_cost_bench.py"),
+                          "--n", "200", "--workdir", str(tmp_path)],
+                         capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "| 1-record edit | 1 | " in out.stdout and "MISSED" not in out.stdout

@@ -117,7 +117,10 @@ class LLMClient:
         from litellm import Router
 
         for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx"):
-            logging.getLogger(name).addFilter(_Redact(self.secrets))
+            log = logging.getLogger(name)
+            for old in [f for f in log.filters if isinstance(f, _Redact)]:
+                log.removeFilter(old)
+            log.addFilter(_Redact(self.secrets))
 
         def params(model: str) -> dict[str, Any]:
             p: dict[str, Any] = {"model": model, "timeout": self.timeout_s, "max_retries": 0}

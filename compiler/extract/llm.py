@@ -148,7 +148,7 @@ class LLMBackend:
 
     def describe(self) -> dict[str, str]:
         return {"backend": self.name, "model": str(self.settings.llm_model),
-                "template_digest": self.template, "validation": _VALIDATION_VERSION,
+                "prompt_template_digest": self.template, "validation": _VALIDATION_VERSION,
                 "fallbacks": ",".join(self.settings.llm_fallbacks),
                 "synthesis": "on" if self.synthesizer else "off"}
 

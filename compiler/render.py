@@ -121,8 +121,10 @@ def render_page(
     status: Mapping[str, ClaimStatus],
     conflicts: Sequence[Conflict],
     backlinks: Sequence[tuple[str, str]],
+    synthesis: Sequence[tuple[str, Sequence[str]]] | None = None,
 ) -> tuple[str, str, list[Claim], list[SourceRef]]:
-    """Markdown, one-line summary, the claims in page order and the sources cited."""
+    """Markdown, one-line summary, the claims in page order and the sources cited.
+    ``synthesis``: optional LLM overview sentences with the ids of the claims each cites."""
     claims = sorted(claims, key=lambda c: (c.attribute, c.source.key, c.span or (-1, -1), c.id))
     sources = _sources(claims)
     sid = {s.key: f"S{i}" for i, s in enumerate(sources, 1)}
@@ -130,6 +132,8 @@ def render_page(
     by_id = {c.id: c for c in claims}
     lines = [_frontmatter(entity, claims, sources, conflicts), f"# {escape(entity.name)}", "",
              f"> {escape(summary)}", ""]
+    if synthesis:
+        lines += ["## Overview", "", _overview(synthesis, by_id, sid), ""]
 
     open_attrs = {c.attribute for c in conflicts if c.state == "open"}
     facts: dict[str, list[Claim]] = defaultdict(list)
@@ -210,6 +214,17 @@ def render_page(
     return markdown, summary, claims, sources
 
 
+def _overview(synthesis: Sequence[tuple[str, Sequence[str]]], by_id: Mapping[str, Claim],
+              sid: Mapping[str, str]) -> str:
+    """Model-written sentences as inert text, each followed by the sources of the claims it
+    cites (the claim ids themselves are in the sidecar)."""
+    parts = []
+    for text, ids in synthesis:
+        refs = sorted({sid[by_id[i].source.key] for i in ids if i in by_id}, key=_snum)
+        parts.append(f"{escape(text)} ({', '.join(refs)})" if refs else escape(text))
+    return " ".join(parts)
+
+
 def _snum(label: str) -> int:
     return int(label[1:])
 
@@ -223,17 +238,22 @@ def sidecar_bytes(
     conflict_jsons: Sequence[str],
     sources: Sequence[SourceRef],
     backlinks: Sequence[str],
+    synthesis: Sequence[tuple[str, Sequence[str]]] | None = None,
 ) -> bytes:
     """The page's machine-readable sidecar, assembled from JSON already serialised for the
     state store: a claim's entry is its stored JSON plus its ``status``."""
     claims = ",".join(f'{js[:-1]},"status":"{status}"}}' for js, status in claim_jsons)
+    overview = ""
+    if synthesis:
+        sentences = [{"text": text, "claims": list(ids)} for text, ids in synthesis]
+        overview = ',"overview":' + json.dumps(sentences, ensure_ascii=False)
     return (
         f'{{"schema":"folio.page/{SCHEMA_VERSION}","name":{json.dumps(name)},'
         f'"entity":{entity_json},"summary":{json.dumps(summary, ensure_ascii=False)},'
         f'"page_sha256":"{page_sha256}","claims":[{claims}],'
         f'"conflicts":[{",".join(conflict_jsons)}],'
         f'"sources":[{",".join(s.model_dump_json() for s in sources)}],'
-        f'"backlinks":{json.dumps(list(backlinks))}}}\n'
+        f'"backlinks":{json.dumps(list(backlinks))}{overview}}}\n'
     ).encode("utf-8")
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class FolioSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FOLIO_", extra="ignore")
 
-    backend: str = Field("offline", description="extraction backend: offline (default)")
+    backend: str = Field("offline", description="extraction backend: offline (default) or llm")
     max_file_bytes: int = Field(
         20 * 1024 * 1024, gt=0, description="input files larger than this are rejected unread"
     )
@@ -26,3 +26,30 @@ class FolioSettings(BaseSettings):
         description="a compile phase with fewer records or pages than this runs in one process "
         "(starting workers costs more than it saves)",
     )
+
+    # -- LLM backend (FOLIO_BACKEND=llm) ----------------------------------------------------
+    llm_model: str | None = Field(
+        None, description="litellm model, e.g. openai/gpt-4o-mini or hosted_vllm/smollm2")
+    llm_api_base: str | None = Field(None, description="API base URL (local or proxy servers)")
+    llm_api_key: SecretStr | None = Field(None, description="API key; never logged or written")
+    llm_fallbacks: list[str] = Field(
+        default_factory=list,
+        description="models tried in order when the primary fails (JSON list); they share "
+        "api base and key")
+    llm_timeout_s: float = Field(120.0, gt=0, description="per-call timeout")
+    llm_retries: int = Field(2, ge=0, le=10, description="retries per call (429, 5xx, timeouts)")
+    llm_concurrency: int = Field(4, ge=1, le=64, description="calls in flight at once")
+    llm_max_output_tokens: int = Field(1024, ge=16, description="max_tokens of one call")
+    llm_budget_tokens: int | None = Field(
+        None, gt=0, description="stop the run before a call would pass this many tokens")
+    llm_budget_usd: float | None = Field(
+        None, gt=0, description="stop the run once this much has been spent (response_cost)")
+    llm_max_claims_per_chunk: int = Field(
+        24, ge=1, le=200, description="claims asked for per chunk (small models: fewer)")
+    llm_chunk_chars: int = Field(2000, ge=200, description="target characters per chunk")
+    llm_min_confidence: float = Field(
+        0.3, ge=0, le=1, description="claims the model is less sure of are rejected")
+    llm_json_schema: bool = Field(
+        True, description="ask for JSON-schema constrained output (else plain JSON mode)")
+    llm_synthesis: bool = Field(
+        False, description="write an LLM prose overview on each page, citing claim ids")

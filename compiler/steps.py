@@ -99,6 +99,7 @@ class PageJob(NamedTuple):
     backlinks: list[tuple[str, str]]
     previous: tuple[str, str] | None  # (page sha256, sidecar sha256) last written
     md_path: str
+    synthesis: list[tuple[str, list[str]]] | None = None  # LLM overview: (sentence, claim ids)
 
 
 class RenderedPage(NamedTuple):
@@ -123,14 +124,14 @@ def render(job: PageJob) -> RenderedPage:
     stored = {c.id: js for c, js in zip(claims, job.claim_jsons)}
     status, conflicts = resolve(claims, CONTEXT["tiebreak_of"])
     markdown, summary, ordered, sources = render_page(entity, claims, status, conflicts,
-                                                      job.backlinks)
+                                                      job.backlinks, job.synthesis)
     md_bytes = markdown.encode("utf-8")
     sha = sha256_hex(md_bytes)
     conflict_jsons = [c.model_dump_json() for c in conflicts]
     sc_bytes = sidecar_bytes(
         entity.id, job.entity_json, summary, sha,
         [(stored[c.id], status.get(c.id, "winner")) for c in ordered],
-        conflict_jsons, sources, [eid for eid, _ in job.backlinks])
+        conflict_jsons, sources, [eid for eid, _ in job.backlinks], job.synthesis)
     sc_sha = sha256_hex(sc_bytes)
     changed = job.previous != (sha, sc_sha) or not Path(job.md_path).exists()
     name = " ".join((entity.name, *entity.aliases))

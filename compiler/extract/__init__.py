@@ -1,13 +1,29 @@
 """Extraction backends: records in, raw (not yet linked) claims out."""
 
-from .base import Extraction, ExtractionBackend, RawClaim
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .base import Extraction, ExtractionBackend, ExtractionFailed, RawClaim
 from .offline import OfflineBackend
 
-__all__ = ["Extraction", "ExtractionBackend", "OfflineBackend", "RawClaim", "get_backend"]
+if TYPE_CHECKING:
+    from ..settings import FolioSettings
+
+__all__ = ["Extraction", "ExtractionBackend", "ExtractionFailed", "OfflineBackend", "RawClaim",
+           "get_backend"]
 
 
-def get_backend(name: str) -> ExtractionBackend:
-    """Backends are chosen by settings; the LLM backend registers here when it lands."""
+def get_backend(name: str, settings: FolioSettings | None = None,
+                state_dir: Path | None = None) -> ExtractionBackend:
+    """Backends are chosen by settings. ``state_dir`` (``<wiki>/.folio``) holds the LLM call
+    cache; without it answers are cached in memory for this process only."""
     if name == "offline":
         return OfflineBackend()
-    raise ValueError(f"unknown extraction backend {name!r} (known: offline)")
+    if name == "llm":
+        from ..settings import FolioSettings
+        from .llm import LLMBackend  # imports no litellm yet: that waits for the first call
+
+        return LLMBackend(settings or FolioSettings(), state_dir)
+    raise ValueError(f"unknown extraction backend {name!r} (known: offline, llm)")

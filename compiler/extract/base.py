@@ -33,6 +33,17 @@ class Extraction(BaseModel):
 
     backend: str
     claims: tuple[RawClaim, ...]
+    rejected: dict[str, int] = Field(
+        default_factory=dict,
+        description="claims a model proposed that failed validation, by reason (LLM backends)")
+    usage: dict[str, float] = Field(
+        default_factory=dict,
+        description="LLM calls, tokens and cost spent on this record when it was first extracted")
+
+
+class ExtractionFailed(RuntimeError):
+    """Extraction could not finish (model unreachable, budget spent). Nothing is written; the
+    message says why and what to do, and never contains a secret."""
 
 
 class ExtractionBackend(Protocol):

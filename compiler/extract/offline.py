@@ -47,6 +47,28 @@ def _shape(sentence: str) -> tuple[str, str, str] | None:
     return None
 
 
+def structured_claims(record: SourceRecord) -> list[RawClaim]:
+    """Name, fields and references: structured data needs no model, whatever the backend."""
+    claims: list[RawClaim] = [
+        RawClaim(attribute="name", value=record.entity_name, kind="field", field="name",
+                 quote=f"name: {record.entity_name}")
+    ]
+    for field, value in sorted(record.fields.items()):
+        if value is None or value == "":
+            continue
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        claims.append(
+            RawClaim(attribute=humanize_field(field), value=shown, kind="field", field=field,
+                     quote=f"{field}: {shown}")
+        )
+    for ref in record.references:
+        claims.append(
+            RawClaim(attribute=ref.relation.lower(), value=ref.target_name, kind="reference",
+                     quote=f"{ref.relation}: {ref.target_name}", target_type=ref.target_type)
+        )
+    return claims
+
+
 class OfflineBackend:
     name = "offline"
     # pure and cheap: the compile runs it inside its worker processes, uncached
@@ -60,23 +82,7 @@ class OfflineBackend:
         return {"backend": self.name, "model": "none", "rules": _RULES_VERSION}
 
     def extract(self, record: SourceRecord) -> Extraction:
-        claims: list[RawClaim] = [
-            RawClaim(attribute="name", value=record.entity_name, kind="field", field="name",
-                     quote=f"name: {record.entity_name}")
-        ]
-        for field, value in sorted(record.fields.items()):
-            if value is None or value == "":
-                continue
-            shown = str(value).lower() if isinstance(value, bool) else str(value)
-            claims.append(
-                RawClaim(attribute=humanize_field(field), value=shown, kind="field", field=field,
-                         quote=f"{field}: {shown}")
-            )
-        for ref in record.references:
-            claims.append(
-                RawClaim(attribute=ref.relation.lower(), value=ref.target_name, kind="reference",
-                         quote=f"{ref.relation}: {ref.target_name}", target_type=ref.target_type)
-            )
+        claims = structured_claims(record)
         for start, end in sentences(record.body):
             sentence = record.body[start:end]
             shape = _shape(sentence)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from connectors.event_settings import EventSettings
+
 
 class FolioSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FOLIO_", extra="ignore")
@@ -26,3 +28,5 @@ class FolioSettings(BaseSettings):
         description="a compile phase with fewer records or pages than this runs in one process "
         "(starting workers costs more than it saves)",
     )
+    events: EventSettings = Field(
+        default_factory=EventSettings, description="event bus and site consumer (FOLIO_EVENTS_*)")

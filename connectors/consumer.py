@@ -137,13 +137,16 @@ class SiteConsumer:
         return report
 
     def run(self, stop: Event, *, idle_exit_s: float | None = None) -> list[BatchReport]:
-        """Loop until ``stop`` is set (or, with ``idle_exit_s``, the bus stays empty that long)."""
+        """Loop until ``stop`` is set (or, with ``idle_exit_s``, the bus stays empty that long
+        once partitions are assigned: leaving during a group join can wedge the group)."""
         reports: list[BatchReport] = []
         idle_since = time.monotonic()
         while not stop.is_set():
             r = self.run_once(stop, wait_s=0.5)
             if r is None:
-                if idle_exit_s is not None and time.monotonic() - idle_since >= idle_exit_s:
+                if not self.sub.ready():
+                    idle_since = time.monotonic()
+                elif idle_exit_s is not None and time.monotonic() - idle_since >= idle_exit_s:
                     break
                 continue
             idle_since = time.monotonic()

@@ -64,6 +64,10 @@ class Subscription(Protocol):
         """Park a message with the reason in a header; returns once the bus has it."""
         ...
 
+    def ready(self) -> bool:
+        """True once the subscription holds partitions (a Kafka group join has finished)."""
+        ...
+
     def close(self) -> None: ...
 
 

@@ -181,5 +181,8 @@ class KafkaSubscription:
                           dead_letter_headers(delivery, reason))
         self.bus._send_all([(self.bus.topics.dead_letter(), msg)], timeout_s=60)
 
+    def ready(self) -> bool:
+        return bool(self.consumer.assignment())
+
     def close(self) -> None:
         self.consumer.close(autocommit=False)

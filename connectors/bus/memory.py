@@ -104,5 +104,8 @@ class InProcessSubscription:
         with self.bus._cond:
             self.bus._append(self.bus.topics.dead_letter(), msg)
 
+    def ready(self) -> bool:
+        return True
+
     def close(self) -> None:
         pass

@@ -37,7 +37,9 @@ Op = Literal["c", "u", "d", "r"]
 OP_TYPES: dict[str, str] = {"c": "created", "u": "updated", "d": "deleted", "r": "snapshot"}
 # Kafka's default max.message.bytes is 1 MiB; leave room for headers and the envelope.
 DEFAULT_MAX_BODY_BYTES = 512 * 1024
-_RECORD_EXCLUDE = {"key", "sha256", "origin"}
+# key and sha256 travel (the body describes itself); origin is where a parser read it, not content
+_RECORD_EXCLUDE = {"origin"}
+_COMPUTED = ("key", "sha256")
 Header = tuple[str, bytes]
 
 
@@ -292,11 +294,27 @@ def decode(msg: WireMessage, *, claim_checks: ClaimCheckStore | None = None) -> 
             doc = {**doc, "after": json.loads(claim_checks.get(check))}
         except json.JSONDecodeError as exc:
             raise EventError(f"claim check {check.sha256} is not JSON: {exc}") from None
+    claimed: dict[str, str] = {}
+    for side in ("before", "after"):
+        row = doc.get(side)
+        if isinstance(row, dict):
+            row = dict(row)
+            for name in _COMPUTED:
+                value = row.pop(name, None)
+                if side == "after" and isinstance(value, str):
+                    claimed[name] = value
+            doc = {**doc, side: row}
     try:
         event = ChangeEvent.model_validate({**attrs, "data": doc})
     except ValidationError as exc:
         raise EventError(f"invalid event: {_first_error(exc)}") from None
     _check(event, key)
+    record = event.data.after
+    if record is not None and claimed.get("sha256", record.sha256) != record.sha256:
+        raise EventError(f"`after.sha256` {claimed['sha256'][:12]}… is not the digest of the record "
+                         f"({record.sha256[:12]}…)")
+    if record is not None and claimed.get("key", record.key) != record.key:
+        raise EventError(f"`after.key` {claimed['key']!r} is not the record's key {record.key!r}")
     return event
 
 

@@ -45,6 +45,8 @@ class BatchReport:
     # seconds from each event's ce_time to its batch being committed (event→page latency)
     latencies: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    apply_seconds: float = 0.0
+    compile_seconds: float = 0.0
 
 
 def _sync_folder(path: Path) -> None:
@@ -126,10 +128,24 @@ class SiteConsumer:
             elif item.record is not None:
                 upserts.append(item.record)
         report.keys = len(latest)
+        t_apply = time.monotonic()
         report.applied = self.corpus.apply(upserts, deletes)
+        t_compile = time.monotonic()
+        report.apply_seconds = t_compile - t_apply
         if report.applied.changed or not (self.wiki / "index.md").exists():
-            report.compile = compile_wiki(self.corpus.root, self.wiki, self.settings, today=self.today)
-            _sync_folder(self.wiki)
+            settings = self.settings
+            if report.keys < settings.parallel_min_items:
+                # starting worker processes costs seconds; a typical event batch changes far
+                # fewer records than that saves (the compile's own threshold counts every file)
+                settings = settings.model_copy(update={"workers": 1})
+            report.compile = compile_wiki(self.corpus.root, self.wiki, settings, today=self.today)
+        report.compile_seconds = time.monotonic() - t_compile
+        if report.applied.changed or report.compile:
+            # one filesystem flush for the whole batch (record files and pages) before the
+            # offsets are committed, instead of an fsync per file
+            _sync_folder(self.corpus.root)
+            if os.stat(self.corpus.root).st_dev != os.stat(self.wiki).st_dev:
+                _sync_folder(self.wiki)
         self.sub.commit(deliveries)
         done = time.time()
         report.latencies = [max(0.0, done - t) for t in times]

@@ -284,3 +284,7 @@ def _open(wiki: Path):  # noqa: ANN202 - State, imported lazily
 
 if __name__ == "__main__":
     app()
+
+from connectors.cli import register as _register_event_commands  # noqa: E402 - after app exists
+
+_register_event_commands(app)

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from connectors.base import CorpusManifest
+from connectors.events import ChangeBody, ChangeEvent
 
 from .export import ExportedClaim
 from .models import EXPORTED_MODELS
@@ -20,6 +21,8 @@ def all_schemas() -> dict[str, dict]:
         "ExportedClaim": ExportedClaim,
         "AuthorityPolicy": AuthorityPolicy,
         "CorpusManifest": CorpusManifest,
+        "ChangeEvent": ChangeEvent,
+        "ChangeEventBody": ChangeBody,
     }
     out = {}
     for name, model in sorted(models.items()):

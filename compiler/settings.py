@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from connectors.event_settings import EventSettings
+
 
 class FolioSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FOLIO_", extra="ignore")
@@ -53,3 +55,5 @@ class FolioSettings(BaseSettings):
         True, description="ask for JSON-schema constrained output (else plain JSON mode)")
     llm_synthesis: bool = Field(
         False, description="write an LLM prose overview on each page, citing claim ids")
+    events: EventSettings = Field(
+        default_factory=EventSettings, description="event bus and site consumer (FOLIO_EVENTS_*)")

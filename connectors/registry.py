@@ -6,10 +6,12 @@ from .base import Connector
 from .confluence import ConfluenceConnector
 from .jira import JiraConnector
 from .markdown import MarkdownConnector
+from .record_json import RecordJsonConnector
 from .salesforce import SalesforceConnector
 
 CONNECTORS: dict[str, type[Connector]] = {
-    c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, MarkdownConnector)
+    c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, MarkdownConnector,
+                          RecordJsonConnector)
 }
 
 

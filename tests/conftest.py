@@ -53,3 +53,23 @@ def acme_copy(tmp_path: Path) -> Path:
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+# -- real brokers (see tests/brokers.py) ---------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def tansu():
+    from brokers import Broker
+
+    broker = Broker("tansu").start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def noida(tmp_path: Path):
+    from brokers import Broker
+
+    broker = Broker("noida", data_dir=tmp_path / "noida-data").start()
+    yield broker
+    broker.stop()

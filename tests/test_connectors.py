@@ -60,7 +60,7 @@ def test_parse_timestamp_rejects_garbage(bad: object) -> None:
 
 
 def test_registry_maps_each_system_to_its_connector() -> None:
-    assert set(CONNECTORS) == {"confluence", "jira", "salesforce", "markdown"}
+    assert set(CONNECTORS) == {"confluence", "jira", "salesforce", "markdown", "folio-record"}
     for system, cls in CONNECTORS.items():
         connector = get_connector(system)
         assert isinstance(connector, cls)

@@ -1,0 +1,209 @@
+"""``folio connectors run|sync`` and ``folio consume``: registered on the main app by
+:func:`register`, kept here so the compiler's CLI module stays small."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import statistics
+import threading
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from compiler.settings import FolioSettings
+
+from .api.base import ConfigError, load_site_config
+from .api.client import ApiError
+from .api.registry import make_api_connector
+from .api.runner import CursorStore, RunReport, cursor_path, export_files, poll_once, sync_export
+from .bus.base import EventBus, PublishError
+from .consumer import BatchReport, SiteConsumer
+from .site_corpus import SiteCorpus
+from .wiring import claim_check_store, make_bus
+
+EXIT_REJECTED = 3
+out = Console()
+err = Console(stderr=True)
+connectors_app = typer.Typer(help="Run source connectors that publish change events.",
+                             no_args_is_help=True)
+
+ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="site.yaml (tenant, site, connectors)",
+                                         exists=True, dir_okay=False)]
+InstanceOpt = Annotated[Optional[str], typer.Option("--instance", help="which connector of the system")]
+WikiEmbedded = Annotated[Optional[Path], typer.Option(
+    "--wiki", help="embedded mode (no Kafka configured): also compile the events into this wiki")]
+
+
+def _stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
+
+
+def _print_run(what: str, r: RunReport) -> None:
+    out.print(f"{what}: {r.published} published, {r.deleted} deleted, {r.unchanged} unchanged, "
+              f"{len(r.errors)} rejected, {r.pages} pages")
+    for e in r.errors:
+        err.print(f"  rejected: {e}")
+
+
+def _embedded_compile(bus: EventBus, settings: FolioSettings, tenant: str, site: str, system: str,
+                      wiki: Path | None) -> None:
+    if wiki is None or settings.events.kafka_bootstrap:
+        return
+    consumer = SiteConsumer(bus.subscribe(site, [system]), SiteCorpus(_corpus_for(wiki, None), tenant),
+                            wiki, settings, claim_checks=claim_check_store(settings))
+    while (r := consumer.run_once(wait_s=0)) is not None:
+        _print_batch(r)
+
+
+def _setup(config: Path, system: str, instance: str | None, wiki: Path | None):  # type: ignore[no-untyped-def]
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = FolioSettings()
+    try:
+        site = load_site_config(config)
+        cfg = site.connector(system, instance)
+        connector = make_api_connector(cfg, site.tenant)
+    except ConfigError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    if wiki is None and not settings.events.kafka_bootstrap:
+        err.print("[red]error:[/red] no Kafka configured (FOLIO_EVENTS_KAFKA_BOOTSTRAP) and no --wiki "
+                  "for embedded mode: events would go nowhere")
+        raise typer.Exit(1)
+    bus = make_bus(settings, site.tenant)
+    bus.ensure_topics([system])
+    store = CursorStore(cursor_path(site.state_dir, cfg))
+    return settings, site, cfg, connector, bus, store
+
+
+@connectors_app.command("run")
+def run_cmd(
+    system: Annotated[str, typer.Argument(help="jira, salesforce, …")],
+    config: ConfigOpt,
+    instance: InstanceOpt = None,
+    once: Annotated[bool, typer.Option("--once", help="poll once and exit")] = False,
+    webhook: Annotated[Optional[str], typer.Option(
+        "--webhook", help="[HOST]:PORT to accept the system's webhooks as hints to poll now")] = None,
+    wiki: WikiEmbedded = None,
+) -> None:
+    """Poll the system's API with a checkpointed cursor and publish change events."""
+    settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
+    stop = _stop_on_signals()
+    wake = threading.Event()
+    hints = None
+    if webhook:
+        from .webhook import WebhookHints
+
+        hints = WebhookHints(webhook, wake).start()
+        out.print(f"accepting webhook hints on {hints.address[0]}:{hints.address[1]}")
+    failed = False
+    try:
+        while not stop.is_set():
+            try:
+                report = poll_once(connector, cfg, bus, store, site.tenant,
+                                   claim_checks=claim_check_store(settings),
+                                   max_body_bytes=settings.events.max_body_bytes)
+                _print_run(f"{system}/{cfg.instance}", report)
+                _embedded_compile(bus, settings, site.tenant, site.site, system, wiki)
+                failed = bool(report.errors)
+            except (ApiError, PublishError) as exc:
+                # the cursor did not move: the next poll re-reads from the last acknowledged page
+                err.print(f"[yellow]poll failed, will retry:[/yellow] {exc}")
+                if once:
+                    raise typer.Exit(1) from None
+                if isinstance(exc, PublishError):
+                    try:  # a broker that lost its metadata must get the topics back first
+                        bus.ensure_topics([system])
+                    except Exception as again:  # noqa: BLE001 - still down: the next round retries
+                        err.print(f"[yellow]broker still unavailable:[/yellow] {again}")
+            if once:
+                break
+            wake.wait(cfg.poll_interval_s)
+            wake.clear()
+    finally:
+        if hints:
+            hints.stop()
+        connector.close()
+        bus.close()
+    raise typer.Exit(EXIT_REJECTED if failed else 0)
+
+
+@connectors_app.command("sync")
+def sync_cmd(
+    system: Annotated[str, typer.Argument(help="jira, salesforce, …")],
+    from_export: Annotated[Path, typer.Option("--from-export", help="folder of API export files",
+                                              exists=True, file_okay=False)],
+    config: ConfigOpt,
+    instance: InstanceOpt = None,
+    wiki: WikiEmbedded = None,
+) -> None:
+    """Replay export files as a snapshot (op r events)."""
+    settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
+    try:
+        report = sync_export(export_files(from_export), connector, cfg, bus, store, site.tenant,
+                             claim_checks=claim_check_store(settings),
+                             max_body_bytes=settings.events.max_body_bytes)
+        _print_run(f"{system}/{cfg.instance} export", report)
+        _embedded_compile(bus, settings, site.tenant, site.site, system, wiki)
+    except PublishError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    finally:
+        connector.close()
+        bus.close()
+    raise typer.Exit(EXIT_REJECTED if report.errors else 0)
+
+
+def _corpus_for(wiki: Path, corpus: Path | None) -> Path:
+    return corpus or wiki.parent / f"{wiki.name}.corpus"
+
+
+def _print_batch(r: BatchReport) -> None:
+    lat = sorted(r.latencies)
+    p50 = statistics.median(lat) if lat else 0.0
+    c = r.compile
+    out.print(f"batch: {r.events} events, {r.keys} keys, {r.applied.written} written, "
+              f"{r.applied.deleted} deleted, {r.dead_lettered} dead-lettered"
+              + (f", {c.pages_written} pages written" if c else "") + f", latency p50 {p50:.2f}s")
+
+
+def consume_cmd(
+    site: Annotated[str, typer.Option("--site", help="site name: the consumer group is folio-site-<site>")],
+    wiki: Annotated[Path, typer.Option("--wiki", "-w", help="wiki folder to keep compiled", file_okay=False)],
+    tenant: Annotated[str, typer.Option("--tenant", help="tenant whose topics to read")] = "default",
+    system: Annotated[Optional[list[str]], typer.Option(
+        "--system", help="systems to consume (repeatable)")] = None,
+    corpus: Annotated[Optional[Path], typer.Option(
+        "--corpus", help="record folder the consumer maintains (default: <wiki>.corpus)")] = None,
+    idle_exit: Annotated[Optional[float], typer.Option(
+        "--idle-exit", help="exit after the bus has been empty this many seconds")] = None,
+) -> None:
+    """Consume change events, compile the wiki incrementally, commit offsets after it is written."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = FolioSettings()
+    if not settings.events.kafka_bootstrap:
+        err.print("[red]error:[/red] set FOLIO_EVENTS_KAFKA_BOOTSTRAP (without Kafka, events are "
+                  "compiled in-process by `folio connectors run … --wiki`)")
+        raise typer.Exit(1)
+    systems = system or ["confluence", "jira", "salesforce", "zendesk", "hubspot"]
+    bus = make_bus(settings, tenant)
+    sub = bus.subscribe(site, systems)
+    consumer = SiteConsumer(sub, SiteCorpus(_corpus_for(wiki, corpus), tenant), wiki, settings,
+                            claim_checks=claim_check_store(settings))
+    stop = _stop_on_signals()
+    try:
+        for r in consumer.run(stop, idle_exit_s=idle_exit):
+            _print_batch(r)
+    finally:
+        sub.close()
+        bus.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(connectors_app, name="connectors")
+    app.command("consume")(consume_cmd)

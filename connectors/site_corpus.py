@@ -1,0 +1,109 @@
+"""The corpus folder a site consumer maintains: one Folio record file per live record key.
+
+Applying a batch is idempotent: writing a record whose bytes are already there, or deleting one
+that is gone, changes nothing, so a redelivered batch (at-least-once) leaves the folder as it was.
+Writes are atomic; the consumer flushes the filesystem once per batch before it commits the
+bus offsets on the strength of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import yaml
+
+from compiler.atomic import remove_if_exists, write_atomic
+from compiler.models import SourceRecord
+
+from .loader import MANIFEST
+from .record_json import SYSTEM, record_bytes
+
+RECORDS_DIR = "records"
+_MAX_NAME = 120
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    written: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    stale: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.written or self.deleted)
+
+
+def _part(text: str) -> str:
+    name = quote(text, safe="-_.@~+=,")
+    if len(name) > _MAX_NAME or name in {".", ".."} or name.startswith("."):
+        # long or dot-leading ids: a digest keeps the name legal and still one-per-key
+        name = "_" + hashlib.sha256(text.encode()).hexdigest()[:40]
+    return name
+
+
+class SiteCorpus:
+    def __init__(self, root: Path, tenant: str, instance: str = "events") -> None:
+        self.root = root
+        self.tenant = tenant
+        self.instance = instance
+
+    def ensure(self) -> None:
+        (self.root / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
+        manifest = {
+            "tenant": self.tenant,
+            "sources": [{"path": RECORDS_DIR, "system": SYSTEM, "instance": self.instance}],
+        }
+        path = self.root / MANIFEST
+        data = yaml.safe_dump(manifest, sort_keys=True).encode()
+        if not path.exists() or path.read_bytes() != data:
+            write_atomic(path, data, durable=True)
+
+    def path_for(self, key: str) -> Path:
+        parts = key.split("/", 4)
+        if len(parts) != 5 or parts[0] != self.tenant:
+            raise ValueError(f"record key {key!r} is not a key of tenant {self.tenant!r}")
+        _, system, instance, type_, id_ = parts
+        return self.root / RECORDS_DIR / _part(system) / _part(instance) / _part(type_) / f"{_part(id_)}.json"
+
+    def current(self, key: str) -> SourceRecord | None:
+        path = self.path_for(key)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        return SourceRecord.model_validate_json(data)
+
+    def apply(self, upserts: list[SourceRecord], deletes: list[str]) -> ApplyResult:
+        """Write the latest version of each upserted record; remove deleted keys."""
+        written = unchanged = stale = deleted = 0
+        for record in upserts:
+            path = self.path_for(record.key)
+            data = record_bytes(record)
+            try:
+                old = path.read_bytes()
+            except FileNotFoundError:
+                old = None
+            if old == data:
+                unchanged += 1
+                continue
+            if old is not None and _older(record, old):
+                # a replayed export (op r) or history must not roll a record back
+                stale += 1
+                continue
+            write_atomic(path, data)
+            written += 1
+        for key in deletes:
+            deleted += remove_if_exists(self.path_for(key))
+        return ApplyResult(written=written, deleted=deleted, unchanged=unchanged, stale=stale)
+
+
+def _older(record: SourceRecord, old: bytes) -> bool:
+    try:
+        previous = SourceRecord.model_validate_json(old)
+    except ValueError:
+        return False  # a damaged file is always replaced
+    return record.updated_at < previous.updated_at

@@ -38,6 +38,8 @@ from .models import SCHEMA_VERSION, SourceRecord
 from .policy import AuthorityPolicy, load_policy
 from .registry import Declaration, NameIndex, merge_entity
 from .render import render_index, render_log
+from .provenance.attest import SigningPlan, attest_compile, plan_signing
+from .provenance.index_root import bundle_name
 from .resolve import resolve
 from .schema_page import render_schema
 from .settings import FolioSettings
@@ -137,6 +139,7 @@ class _Compile:
         self.pending_path = out / STATE_DIR / "pending.json"
         self.workers = worker_count(settings.workers)
         self._synthesis: dict[str, list] = {}
+        self._signed: dict[str, str] = {}  # page id → sha256 of the bundle the render wrote
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -181,8 +184,10 @@ class _Compile:
 
             self._synthesize(dirty)  # LLM calls end here, before anything is written
             self._write_pending(dirty)
-            self._render(dirty)
+            signing = plan_signing(self, t0)  # provenance: compiler/provenance, docs/provenance.md
+            self._render(dirty, signing)
             self._aggregate()
+            attest_compile(self, signing, self._signed)
             self.report.records_seen = st.record_count()
             st.set_meta("config", config)
             st.set_meta("policy", self.policy.model_dump_json())
@@ -404,11 +409,12 @@ class _Compile:
             raise CompileError(f"refusing unsafe page name {eid!r}")
         return self.out / f"{eid}.md", self.out / f"{eid}.claims.json"
 
-    def _render(self, dirty: set[str]) -> None:
+    def _render(self, dirty: set[str], signing: SigningPlan | None) -> None:
         st, report = self.state, self.report
         ids = sorted(dirty)
         self.progress.phase("render", len(ids))
-        context = {"tiebreak_of": self.tiebreak_of}
+        signing = signing if signing is not None and signing.in_render else None
+        context = {"tiebreak_of": self.tiebreak_of, "signing": signing}
         with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context) as run:
             for i in range(0, len(ids), _WAVE):
                 wave = ids[i:i + _WAVE]
@@ -428,9 +434,11 @@ class _Compile:
                     backlinks = sorted(
                         ((s, names[s]) for s in linking.get(eid, ()) if s in names),
                         key=lambda kv: (kv[1].lower(), kv[0]))
+                    sign = signing is not None and (
+                        signing.resign_all or not (self.out / bundle_name(eid)).exists())
                     jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
                                         previous.get(eid), str(md_path),
-                                        self._synthesis.get(eid)))
+                                        self._synthesis.get(eid), sign))
                 pages, statuses, conflicts, search = [], [], [], []
                 for page in run(render_step, jobs):
                     report.pages_rendered += 1
@@ -440,6 +448,9 @@ class _Compile:
                         write_atomic(sc_path, page.files[1])
                         report.pages_written += 1
                         report.written.append(page.entity_id)
+                    if page.bundle is not None:
+                        write_atomic(self.out / bundle_name(page.entity_id), page.bundle)
+                        self._signed[page.entity_id] = sha256_hex(page.bundle)
                     pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
                                   page.sidecar_sha256, page.type, page.title, page.summary))
                     statuses += page.statuses

@@ -168,6 +168,9 @@ def query(
     who: AsOpt = None,
     groups: GroupOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable answer")] = False,
+    attest: Annotated[bool, typer.Option(
+        "--attest", help="store the answer as a signed answer record and print its id "
+        "(see `folio audit`)")] = False,
 ) -> None:
     """Answer from the wiki's winning claims, each cited as [[page]] and source key@version."""
     from .query import answer
@@ -175,10 +178,28 @@ def query(
 
     state = _open(wiki)
     result = answer(state, question, principal(state, who, groups))
+    record = _attest_answer(state, wiki, result) if attest else None
     if as_json:
-        out.print_json(result.model_dump_json())
+        data = result.model_dump(mode="json")
+        if record:
+            data["answer_id"] = record
+        out.print_json(json.dumps(data))
     else:
         out.print(result.text(), highlight=False, markup=False, soft_wrap=True)
+        if record:
+            out.print(f"answer record: {record} (folio audit {record} --wiki {wiki})",
+                      highlight=False, soft_wrap=True)
+
+
+def _attest_answer(state, wiki: Path, result) -> str:  # noqa: ANN001 - lazily imported types
+    from .provenance.answers import attest_answer
+    from .provenance.signers import SigningError
+
+    try:
+        return attest_answer(state, wiki, result, FolioSettings())
+    except SigningError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from exc
 
 
 @app.command()
@@ -272,6 +293,15 @@ def schemas(
 
     for path in write_schemas(dest):
         out.print(str(path))
+
+
+def _register_provenance() -> None:
+    from .provenance.commands import register
+
+    register(app)
+
+
+_register_provenance()
 
 
 def _open(wiki: Path):  # noqa: ANN202 - State, imported lazily

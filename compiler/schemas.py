@@ -13,6 +13,9 @@ from connectors.events import ChangeBody, ChangeEvent
 from .export import ExportedClaim
 from .models import EXPORTED_MODELS
 from .policy import AuthorityPolicy
+from .provenance.answers import AnswerStatement
+from .provenance.index_root import IndexStatement
+from .provenance.statement import PageStatement
 
 
 def all_schemas() -> dict[str, dict]:
@@ -23,6 +26,9 @@ def all_schemas() -> dict[str, dict]:
         "CorpusManifest": CorpusManifest,
         "ChangeEvent": ChangeEvent,
         "ChangeEventBody": ChangeBody,
+        "DBOMStatement": PageStatement,
+        "DBOMIndexRoot": IndexStatement,
+        "DBOMAnswer": AnswerStatement,
     }
     out = {}
     for name, model in sorted(models.items()):

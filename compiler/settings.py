@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Literal
+
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from connectors.event_settings import EventSettings
+
+
+def default_key_path() -> Path:
+    """Per-user, outside any wiki: a key that lived next to the pages could be replaced by
+    whoever can replace the pages."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "folio" / "signing-key.pem"
 
 
 class FolioSettings(BaseSettings):
@@ -57,3 +68,40 @@ class FolioSettings(BaseSettings):
         False, description="write an LLM prose overview on each page, citing claim ids")
     events: EventSettings = Field(
         default_factory=EventSettings, description="event bus and site consumer (FOLIO_EVENTS_*)")
+
+    # -- provenance (docs/provenance.md) ------------------------------------------------------
+    signing: Literal["local", "sigstore", "off"] = Field(
+        "local",
+        description="how compiles sign each page's DBOM and the index root: local (an ECDSA "
+        "P-256 key at key_path, created on first use), sigstore (keyless, Fulcio + Rekor) or off",
+    )
+    key_path: Path = Field(
+        default_factory=default_key_path,
+        description="PEM private key of the local signer (0600); its public key is written "
+        "next to it as <name>.pub",
+    )
+    trusted_key: Path | None = Field(
+        None,
+        description="PEM public key that `folio verify`/`audit` trust; default: the public key "
+        "of key_path",
+    )
+    builder_id: str = Field(
+        "urn:folio:builder:local",
+        description="SLSA builder id written into every DBOM: the site or workload identity",
+    )
+    sigstore_token_file: Path = Field(
+        Path("/var/run/secrets/folio/sigstore-token"),
+        description="projected Kubernetes service-account token (audience `sigstore`); when "
+        "absent, ambient CI credentials are tried",
+    )
+    sigstore_trust_config: Path | None = Field(
+        None,
+        description="ClientTrustConfig JSON of a private Sigstore (Fulcio, Rekor, roots); "
+        "default: the public-good instance",
+    )
+    sigstore_identity: str | None = Field(
+        None, description="certificate identity (SAN) `folio verify` accepts for keyless bundles"
+    )
+    sigstore_issuer: str | None = Field(
+        None, description="OIDC issuer `folio verify` accepts for keyless bundles"
+    )

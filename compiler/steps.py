@@ -19,6 +19,7 @@ from .models import Claim, Entity, SourceRecord
 from .registry import Declaration, declaration_for
 from .render import render_page, sidecar_bytes
 from .resolve import resolve
+from .provenance.attest import sign_page
 from .state import CLAIM_PROVENANCE
 from .workers import CONTEXT
 
@@ -100,6 +101,7 @@ class PageJob(NamedTuple):
     previous: tuple[str, str] | None  # (page sha256, sidecar sha256) last written
     md_path: str
     synthesis: list[tuple[str, list[str]]] | None = None  # LLM overview: (sentence, claim ids)
+    sign: bool = False  # sign even if the bytes did not change (bundle missing, full rebuild)
 
 
 class RenderedPage(NamedTuple):
@@ -107,6 +109,7 @@ class RenderedPage(NamedTuple):
     # new bytes to write (page, sidecar), None when unchanged. The parent writes them:
     # two processes creating files in one folder contend badly on the folder's lock
     files: tuple[bytes, bytes] | None
+    bundle: bytes | None  # the page's signed DBOM, when this compile signs it here
     sha256: str
     sidecar_sha256: str
     type: str
@@ -134,9 +137,13 @@ def render(job: PageJob) -> RenderedPage:
         conflict_jsons, sources, [eid for eid, _ in job.backlinks], job.synthesis)
     sc_sha = sha256_hex(sc_bytes)
     changed = job.previous != (sha, sc_sha) or not Path(job.md_path).exists()
+    signing = CONTEXT.get("signing")
+    bundle = None
+    if signing is not None and (changed or job.sign):
+        bundle = sign_page(signing, f"{entity.id}.md", md_bytes, claims, status, conflicts)
     name = " ".join((entity.name, *entity.aliases))
     return RenderedPage(
-        entity_id=entity.id, files=(md_bytes, sc_bytes) if changed else None,
+        entity_id=entity.id, files=(md_bytes, sc_bytes) if changed else None, bundle=bundle,
         sha256=sha, sidecar_sha256=sc_sha,
         type=entity.type, title=entity.name, summary=summary,
         statuses=[(s, cid) for cid, s in status.items()],

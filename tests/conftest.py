@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from compiler.build import compile_wiki
+
+# Compiles sign with the local key at FOLIO_KEY_PATH, created on first use: keep the tests' key
+# out of the developer's ~/.config.
+TEST_KEY = Path(tempfile.mkdtemp(prefix="folio-test-keys-")) / "signing-key.pem"
+os.environ["FOLIO_KEY_PATH"] = str(TEST_KEY)
+for _var in ("FOLIO_TRUSTED_KEY", "FOLIO_SIGNING"):
+    os.environ.pop(_var, None)
 
 ACME = Path(__file__).resolve().parents[1] / "examples" / "acme"
 TODAY = "2026-11-21"

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from compiler.models import ACL, SourceRecord
+from compiler.provenance.reproducible import reproducible_files
 from compiler.settings import FolioSettings
 from connectors.event_settings import EventSettings
 
@@ -33,6 +34,6 @@ def kafka_settings(bootstrap: str, **kw: object) -> FolioSettings:
 
 
 def pages(wiki: Path) -> dict[str, bytes]:
-    """Every page file of a wiki except the append-only log and the state folder."""
-    return {p.relative_to(wiki).as_posix(): p.read_bytes() for p in sorted(wiki.rglob("*"))
-            if p.is_file() and ".folio" not in p.parts and p.name != "log.md"}
+    """Every page file of a wiki except the append-only log and the state folder (signed
+    bundles by what they state: their signatures differ run to run)."""
+    return reproducible_files(wiki)

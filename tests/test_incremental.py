@@ -1,7 +1,8 @@
 """Incremental compiles equal clean rebuilds, byte for byte (scope point 7).
 
 The only declared volatile file is ``log.md`` (the compile history differs by construction)
-and the ``.folio/`` state folder; every page, sidecar, ``index.md`` and ``SCHEMA.md`` must match.
+and the ``.folio/`` state folder; every page, sidecar, ``index.md`` and ``SCHEMA.md`` must match,
+and every signed DBOM must state the same (its run details and signature differ per run).
 """
 
 from __future__ import annotations
@@ -18,18 +19,15 @@ from hypothesis import strategies as st
 from compiler.build import compile_wiki, wiki_state
 from compiler.export import export_claims
 from compiler.settings import FolioSettings
+from compiler.provenance.reproducible import reproducible_files
 
 ACME = Path(__file__).resolve().parents[1] / "examples" / "acme"
 VOLATILE = {"log.md"}
 
 
 def wiki_files(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".folio" not in p.relative_to(root).parts
-        and p.relative_to(root).as_posix() not in VOLATILE
-    }
+    # signed bundles compare by what they state, not by their per-run signature and run details
+    return reproducible_files(root, tuple(VOLATILE))
 
 
 def claims_export(wiki: Path) -> list[str]:

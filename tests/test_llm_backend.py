@@ -25,6 +25,7 @@ from compiler.extract.fake_provider import (
 )
 from compiler.extract.llm import validate_answer
 from compiler.extract.prompts import extraction_messages
+from compiler.provenance.reproducible import reproducible_files
 from compiler.settings import FolioSettings
 
 from conftest import TODAY
@@ -45,8 +46,7 @@ def llm(**kw: object) -> FolioSettings:
 
 
 def pages(wiki: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(wiki)): p.read_bytes() for p in sorted(wiki.rglob("*"))
-            if p.is_file() and ".folio" not in p.parts and p.name != "log.md"}
+    return reproducible_files(wiki)
 
 
 def extraction_calls(fake: FakeProvider) -> int:

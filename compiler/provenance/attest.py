@@ -1,0 +1,276 @@
+"""The compile's entry points into provenance: sign what this compile wrote.
+
+:func:`plan_signing` runs before pages are rendered. With a local key, each page is signed
+where it is rendered (:func:`sign_page`, inside the compile's worker processes), from the
+claims, statuses and bytes already at hand. :func:`attest_compile` runs after pages and index
+are written and before the state commits: it signs whatever the render did not (a page whose
+bundle went missing, keyless signing), removes bundles of removed pages and signs the index
+root, so a failure to sign fails the compile (and rolls the state back) instead of leaving
+pages that claim a provenance they do not have.
+
+Pages the compile did not rewrite keep their bundle; a page whose bundle is missing, every page
+of a full rebuild, and every page after the signer changed get (re-)signed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing as mp
+import os
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from .. import __version__
+from ..atomic import remove_if_exists, write_atomic
+from ..canonical import sha256_hex
+from ..models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict
+from ..settings import FolioSettings
+from .index_root import (
+    AGGREGATE_FILES, LEAVES_FILE, ROOT_FILE, Leaves, bundle_name, index_statement_bytes,
+    load_leaves, save_leaves,
+)
+from .signers import LocalKeySigner, Signer, SigningError, SigstoreSigner
+from .statement import PAYLOAD_TYPE, BuildContext, page_statement_bytes
+
+if TYPE_CHECKING:
+    from ..build import _Compile
+    from ..state import State
+
+log = logging.getLogger("folio.provenance")
+
+_PARALLEL_MIN = 2000  # pages; below this a worker pool costs more than it saves
+_CHUNK = 256
+
+
+def signer_from_settings(settings: FolioSettings, create: bool = True) -> Signer | None:
+    """The configured signer; the default local key is created on first use, so a fresh
+    machine compiles (and signs) with no manual step."""
+    if settings.signing == "off":
+        return None
+    if settings.signing == "sigstore":
+        return SigstoreSigner(settings.sigstore_token_file, settings.sigstore_trust_config)
+    path = settings.key_path.expanduser()
+    if not path.exists() and create:
+        signer = LocalKeySigner.generate(path)
+        log.warning("created signing key %s (key id %s)", path, signer.key_id)
+        return signer
+    return LocalKeySigner.load(path)
+
+
+def _chunks(items: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def _statuses_and_conflicts(
+    st: State, subjects: Sequence[str], everything: bool
+) -> tuple[dict[str, ClaimStatus], dict[str, list[Conflict]]]:
+    status: dict[str, ClaimStatus] = {}
+    conflicts: dict[str, list[Conflict]] = {}
+    if everything:
+        status.update(st.db.execute("SELECT id, status FROM claims"))
+        rows: Iterable = st.db.execute("SELECT subject, conflict_json FROM conflicts ORDER BY id")
+    else:
+        rows = []
+        for chunk in _chunks(list(subjects)):
+            marks = ",".join("?" * len(chunk))
+            status.update(st.db.execute(
+                f"SELECT id, status FROM claims WHERE subject IN ({marks})", chunk))
+            rows += list(st.db.execute(
+                f"SELECT subject, conflict_json FROM conflicts WHERE subject IN ({marks}) "
+                "ORDER BY id", chunk))
+    for subject, js in rows:
+        conflicts.setdefault(subject, []).append(Conflict.model_validate_json(js))
+    return status, conflicts
+
+
+@dataclass
+class _Job:
+    """Everything signing needs, set before workers fork so they inherit it: claims are never
+    pickled, a forked worker reads the compile's memory copy-on-write."""
+
+    c: _Compile
+    signer: Signer
+    pages: dict[str, tuple[str, str, str]]
+    status: dict[str, ClaimStatus]
+    conflicts: dict[str, list[Conflict]]
+    internal: dict
+    run_details: dict
+
+
+_JOB: _Job | None = None
+
+
+def _sign_one(job: _Job, eid: str) -> tuple[str, str | None]:
+    """Sign and write one page's bundle: (page id, bundle sha256, or None if not signed)."""
+    c = job.c
+    path, sha, _ = job.pages[eid]
+    page_bytes = (c.out / path).read_bytes()
+    if sha256_hex(page_bytes) != sha:
+        # the file on disk is not what this compile rendered: never sign it; verify reports it
+        log.error("%s: page bytes differ from the compiled page; not signed", path)
+        return eid, None
+    claims: list[Claim] = c.state.claims_of_subject(eid)
+    payload = page_statement_bytes(path, page_bytes, claims, job.status,
+                                   job.conflicts.get(eid, ()), None, job.internal,
+                                   job.run_details)
+    bundle = job.signer.sign_bundle(payload, PAYLOAD_TYPE)
+    write_atomic(c.out / bundle_name(eid), bundle)
+    return eid, sha256_hex(bundle)
+
+
+def _sign_chunk(eids: list[str]) -> list[tuple[str, str | None]]:
+    assert _JOB is not None, "worker forked without a job"
+    return [_sign_one(_JOB, eid) for eid in eids]
+
+
+def _workers() -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cores or 1, 4)
+
+
+def _sign_all(job: _Job, ordered: list[str]) -> Iterator[tuple[str, str | None]]:
+    """Statement, signature and file of each page cost CPU and file creation in equal parts;
+    the compile is one process, so a big batch is spread over the cores with forked workers.
+    Small batches, keyless signing (network bound, one Fulcio certificate per process) and
+    platforms without fork stay in this process."""
+    global _JOB
+    workers = _workers()
+    if (len(ordered) < _PARALLEL_MIN or workers < 2 or not isinstance(job.signer, LocalKeySigner)
+            or "fork" not in mp.get_all_start_methods()):
+        for eid in ordered:
+            yield _sign_one(job, eid)
+        return
+    chunks = [ordered[i:i + _CHUNK] for i in range(0, len(ordered), _CHUNK)]
+    _JOB = job
+    try:
+        with mp.get_context("fork").Pool(processes=workers) as pool:
+            for results in pool.imap_unordered(_sign_chunk, chunks):
+                yield from results
+    finally:
+        _JOB = None
+
+
+@dataclass
+class SigningPlan:
+    """What this compile signs with, decided once before any page is rendered."""
+
+    signer: Signer
+    build: BuildContext
+    internal: dict
+    run_details: dict
+    leaves: Leaves
+    resign_all: bool
+
+    @property
+    def in_render(self) -> bool:
+        # a local key signs in microseconds and forks with the workers; keyless signing is
+        # network bound (one Fulcio certificate per process) and stays in attest_compile
+        return isinstance(self.signer, LocalKeySigner)
+
+
+def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
+    """The signer and the parts every statement of this compile shares; ``None`` when
+    signing is off."""
+    from ..build import CompileError
+
+    try:
+        signer = signer_from_settings(c.settings)
+    except SigningError as exc:
+        raise CompileError(f"cannot sign the compiled wiki: {exc}") from exc
+    if signer is None:
+        return None
+    # finishedOn is when the pages were built: they are rendered and signed from here on
+    now = datetime.now(UTC)
+    build = BuildContext(
+        compiler_version=__version__, schema_version=SCHEMA_VERSION,
+        backend=c.backend.describe(), policy_digest=c.policy.digest,
+        builder_id=c.settings.builder_id, invocation_id=str(uuid.uuid4()),
+        started_on=now - timedelta(seconds=time.perf_counter() - started_perf),
+        finished_on=now,
+    )
+    leaves = load_leaves(c.out / ".folio" / LEAVES_FILE)
+    # a full rebuild re-signs everything: the way to re-bless a wiki after a key change or to
+    # repair bundles edited behind the compile's back
+    resign_all = leaves.signer != signer.identity or c.report.full_rebuild
+    return SigningPlan(signer, build, build.internal().model_dump(mode="json"),
+                       build.run_details().model_dump(mode="json", by_alias=True), leaves,
+                       resign_all)
+
+
+def sign_page(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequence[Claim],
+              status: dict[str, ClaimStatus], conflicts: Sequence[Conflict]) -> bytes:
+    """The bundle of one page, from what its render produced."""
+    payload = page_statement_bytes(page_path, page_bytes, claims, status, conflicts, None,
+                                   plan.internal, plan.run_details)
+    return plan.signer.sign_bundle(payload, PAYLOAD_TYPE)
+
+
+def attest_compile(c: _Compile, plan: SigningPlan | None, signed: dict[str, str]) -> None:
+    """Write ``<page>.dbom.json`` for every page this compile wrote (or that lacks one) and
+    that the render did not sign already (``signed``: page id → bundle sha256), remove those
+    of removed pages, and sign the index root ``dbom-root.json``."""
+    from ..build import CompileError
+
+    if plan is None:
+        return
+    try:
+        _attest(c, plan, signed)
+    except SigningError as exc:
+        raise CompileError(f"cannot sign the compiled wiki: {exc}") from exc
+
+
+def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str]) -> None:
+    st, out, signer, build = c.state, c.out, plan.signer, plan.build
+    identity = signer.identity
+    bundles = {} if plan.resign_all else dict(plan.leaves.bundles)
+    bundles.update(signed)
+
+    pages = {eid: (path, sha, sc_sha) for eid, path, sha, sc_sha in st.db.execute(
+        "SELECT entity_id, path, sha256, sidecar_sha256 FROM pages")}
+    for eid in set(bundles) - set(pages):
+        remove_if_exists(out / bundle_name(eid))
+        del bundles[eid]
+    for eid in c.report.removed:
+        remove_if_exists(out / bundle_name(eid))
+
+    todo = (set(c.report.written) - set(signed)) | {eid for eid in pages if eid not in bundles}
+    todo |= {eid for eid in pages if eid in bundles and eid not in signed
+             and not (out / bundle_name(eid)).exists()}
+    todo &= set(pages)
+    ordered = sorted(todo)
+    if ordered:
+        status, conflicts = _statuses_and_conflicts(st, ordered, len(ordered) > len(pages) // 2)
+        job = _Job(c, signer, pages, status, conflicts, plan.internal, plan.run_details)
+        c.progress.phase("sign", len(ordered))
+        for eid, digest in _sign_all(job, ordered):
+            if digest is None:
+                bundles.pop(eid, None)
+            else:
+                bundles[eid] = digest
+            c.progress.advance()
+
+    files: dict[str, str] = {}
+    for eid, (path, sha, sc_sha) in pages.items():
+        files[path] = sha
+        files[f"{eid}.claims.json"] = sc_sha
+        if eid in bundles:
+            files[bundle_name(eid)] = bundles[eid]
+    for name in AGGREGATE_FILES:
+        p = out / name
+        if p.exists():
+            files[name] = sha256_hex(p.read_bytes())
+    payload = index_statement_bytes(files, len(pages), build.run_details().builder,
+                                    build.invocation_id, build.finished_on)
+    write_atomic(out / ROOT_FILE, signer.sign_bundle(payload, PAYLOAD_TYPE))
+    save_leaves(out / ".folio" / LEAVES_FILE, Leaves(signer=identity, bundles=bundles))
+    log.info("signed %d page DBOMs (%d while rendering) and the index root over %d files as %s",
+             len(ordered) + len(signed), len(signed), len(files), json.dumps(identity))
+
+
+__all__ = ["SigningPlan", "attest_compile", "plan_signing", "sign_page", "signer_from_settings"]

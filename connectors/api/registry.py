@@ -5,10 +5,11 @@ from __future__ import annotations
 import httpx
 
 from .base import ApiConnector, ApiSourceConfig, ConfigError, make_client
+from .confluence import ConfluenceApi
 from .jira import JiraApi
 from .salesforce import SalesforceApi
 
-API_CONNECTORS: dict[str, type] = {c.system: c for c in (JiraApi, SalesforceApi)}
+API_CONNECTORS: dict[str, type] = {c.system: c for c in (ConfluenceApi, JiraApi, SalesforceApi)}
 
 
 def make_api_connector(cfg: ApiSourceConfig, tenant: str,

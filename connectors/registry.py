@@ -8,10 +8,11 @@ from .jira import JiraConnector
 from .markdown import MarkdownConnector
 from .record_json import RecordJsonConnector
 from .salesforce import SalesforceConnector
+from .zendesk import ZendeskConnector
 
 CONNECTORS: dict[str, type[Connector]] = {
-    c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, MarkdownConnector,
-                          RecordJsonConnector)
+    c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, ZendeskConnector,
+                          MarkdownConnector, RecordJsonConnector)
 }
 
 

@@ -29,7 +29,7 @@ from ..base import Connector, RecordError
 from ..confluence import ConfluenceConnector
 from ..timefmt import parse_timestamp
 from .base import ApiSourceConfig, Deletion, Page
-from .client import ApiClient
+from .client import ApiClient, ApiError
 
 SEARCH = "/rest/api/content/search"
 EXPAND = ("body.storage,version,space,history,metadata.labels,"
@@ -85,7 +85,7 @@ class ConfluenceApi:
         while url:
             raw, doc = self.client.get_json(url, params)
             if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
-                raise ValueError(f"GET {url}: not a content search response (no results list)")
+                raise ApiError(f"GET {url}: not a content search response (no results list)")
             yield f"GET {self.context}{SEARCH} page {page}", raw, doc
             # the server's next link carries the cursor (Cloud) or start offset (Data Center);
             # without one this was the last page

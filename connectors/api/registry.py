@@ -8,8 +8,9 @@ from .base import ApiConnector, ApiSourceConfig, ConfigError, make_client
 from .confluence import ConfluenceApi
 from .jira import JiraApi
 from .salesforce import SalesforceApi
+from .zendesk import ZendeskApi
 
-API_CONNECTORS: dict[str, type] = {c.system: c for c in (ConfluenceApi, JiraApi, SalesforceApi)}
+API_CONNECTORS: dict[str, type] = {c.system: c for c in (ConfluenceApi, JiraApi, SalesforceApi, ZendeskApi)}
 
 
 def make_api_connector(cfg: ApiSourceConfig, tenant: str,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .base import Connector
 from .confluence import ConfluenceConnector
+from .hubspot import HubSpotConnector
 from .jira import JiraConnector
 from .markdown import MarkdownConnector
 from .record_json import RecordJsonConnector
@@ -12,7 +13,7 @@ from .zendesk import ZendeskConnector
 
 CONNECTORS: dict[str, type[Connector]] = {
     c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, ZendeskConnector,
-                          MarkdownConnector, RecordJsonConnector)
+                          HubSpotConnector, MarkdownConnector, RecordJsonConnector)
 }
 
 

@@ -12,7 +12,7 @@ from connectors.registry import CONNECTORS, UnknownSystemError, get_connector
 from connectors.timefmt import parse_timestamp
 from connectors.xhtml import storage_to_text
 
-JSON_SYSTEMS = ("confluence", "jira", "salesforce", "zendesk")
+JSON_SYSTEMS = ("confluence", "jira", "salesforce", "zendesk", "hubspot")
 
 
 def _parse(system: str, data: bytes, path: str = "export.json") -> list[SourceRecord | RecordError]:
@@ -60,7 +60,8 @@ def test_parse_timestamp_rejects_garbage(bad: object) -> None:
 
 
 def test_registry_maps_each_system_to_its_connector() -> None:
-    assert set(CONNECTORS) == {"confluence", "jira", "salesforce", "zendesk", "markdown", "folio-record"}
+    assert set(CONNECTORS) == {"confluence", "jira", "salesforce", "zendesk", "hubspot", "markdown",
+                               "folio-record"}
     for system, cls in CONNECTORS.items():
         connector = get_connector(system)
         assert isinstance(connector, cls)

@@ -6,11 +6,13 @@ import httpx
 
 from .base import ApiConnector, ApiSourceConfig, ConfigError, make_client
 from .confluence import ConfluenceApi
+from .hubspot import HubSpotApi
 from .jira import JiraApi
 from .salesforce import SalesforceApi
 from .zendesk import ZendeskApi
 
-API_CONNECTORS: dict[str, type] = {c.system: c for c in (ConfluenceApi, JiraApi, SalesforceApi, ZendeskApi)}
+API_CONNECTORS: dict[str, type] = {c.system: c for c in (ConfluenceApi, HubSpotApi, JiraApi,
+                                                             SalesforceApi, ZendeskApi)}
 
 
 def make_api_connector(cfg: ApiSourceConfig, tenant: str,

@@ -6,7 +6,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from compiler.cli import app
 from compiler.models import ACL, SourceRecord
 from connectors.api.base import ApiSourceConfig, AuthConfig
 from connectors.api.client import ApiAuthError, ApiError
@@ -174,3 +176,18 @@ def test_cursor_advances_only_after_the_bus_acknowledged_the_page(tmp_path: Path
     ids = [e.record.id for e in _events(bus) if isinstance(e, ChangeEvent) and e.op == "c"]
     assert sorted(ids) == [GLOBEX, INITECH, UMBRELLA]
     assert [i for i in _events(bus) if isinstance(i, ChangeEvent) and i.op == "d"][0].key.endswith(ARCHIVED)
+
+
+def test_cli_run_once_polls_and_compiles_in_embedded_mode(tmp_path: Path, token: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FOLIO_EVENTS_KAFKA_BOOTSTRAP", raising=False)
+    with serve(FakeHubSpot()) as server:
+        site = tmp_path / "site.yaml"
+        site.write_text("tenant: acme\nsite: emea\nconnectors:\n"
+                        f"  - {{system: hubspot, instance: portal-4711, base_url: '{server.url}',"
+                        " scope: [companies, contacts], auth: {kind: bearer, token_env: T_HS}}\n")
+        result = CliRunner().invoke(app, ["connectors", "run", "hubspot", "--config", str(site), "--once",
+                                          "--wiki", str(tmp_path / "wiki")])
+    assert result.exit_code == 0, result.output
+    assert "hubspot/portal-4711: 5 published, 1 deleted" in result.output and "batch:" in result.output
+    assert (tmp_path / ".folio-connectors" / "hubspot-portal-4711.cursor.json").is_file()

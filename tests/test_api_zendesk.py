@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from compiler.cli import app
 from compiler.models import ACL, SourceRecord
 from connectors.api.base import ApiSourceConfig, AuthConfig, ConfigError, Deletion
 from connectors.api.client import ApiAuthError
@@ -16,7 +19,7 @@ from connectors.bus.base import PublishError, Topics
 from connectors.bus.memory import InProcessBus
 from connectors.events import ChangeEvent, Tombstone, decode
 
-from fake_zendesk import EXPORT, FakeZendesk
+from fake_zendesk import EXPORT, FIXTURE, FakeZendesk
 from flaky_bus import FlakyBus
 from http_replay import serve
 
@@ -143,3 +146,21 @@ def test_cursor_advances_only_after_the_bus_acknowledged_the_page(tmp_path: Path
 def test_overlap_shorter_than_the_withheld_minute_is_refused(token: None) -> None:
     with pytest.raises(ConfigError, match="overlap_s must be at least 60"):
         make_api_connector(_cfg("http://127.0.0.1:9", overlap_s=30), "acme")
+
+
+def test_cli_sync_from_export_compiles_tickets_in_embedded_mode(tmp_path: Path, token: None,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FOLIO_EVENTS_KAFKA_BOOTSTRAP", raising=False)
+    export = tmp_path / "export"
+    export.mkdir()
+    shutil.copy(FIXTURE, export / "tickets-1.json")
+    site = tmp_path / "site.yaml"
+    site.write_text("tenant: acme\nsite: emea\nconnectors:\n"
+                    "  - {system: zendesk, instance: acme, base_url: 'https://acme.zendesk.com',"
+                    " auth: {kind: basic, username: bot@acme.test/token, token_env: T_ZD}}\n")
+    wiki = tmp_path / "wiki"
+    result = CliRunner().invoke(app, ["connectors", "sync", "zendesk", "--from-export", str(export),
+                                      "--config", str(site), "--wiki", str(wiki)])
+    assert result.exit_code == 0, result.output
+    assert "3 published" in result.output and "batch:" in result.output
+    assert len(list((wiki / "ticket").glob("*.md"))) == 3

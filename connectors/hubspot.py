@@ -42,7 +42,8 @@ class ObjectType:
 
 OBJECT_TYPES: dict[str, ObjectType] = {
     "companies": ObjectType("company", "account", "0-2", ("name", "domain"), "description", "lifecyclestage"),
-    "contacts": ObjectType("contact", "contact", "0-1", ("firstname+lastname", "email"), None, "lifecyclestage"),
+    "contacts": ObjectType("contact", "contact", "0-1", ("firstname+lastname", "email"), None,
+                           "lifecyclestage"),
     "deals": ObjectType("deal", "opportunity", "0-3", ("dealname",), "description", "dealstage"),
     "tickets": ObjectType("ticket", "ticket", "0-5", ("subject",), "content", "hs_pipeline_stage"),
     "products": ObjectType("product", "product", "0-7", ("name",), "description", None),
@@ -91,7 +92,8 @@ class HubSpotConnector:
         elif isinstance(doc, dict) and "id" in doc and "properties" in doc:
             items = [("", doc)]
         else:
-            yield RecordError(path=path, message="not a HubSpot CRM object list ({'results': [...]}) or object")
+            yield RecordError(path=path,
+                              message="not a HubSpot CRM object list ({'results': [...]}) or object")
             return
         object_type = object_type_for(path, source)
         if object_type is None:
@@ -179,7 +181,8 @@ def _url(kind: ObjectType, object_id: str, source: SourceConfig) -> str | None:
 def _fields(props: dict[str, Any], used: set[str]) -> dict[str, Scalar]:
     # HubSpot returns every property value as a string; they are kept as the API gives them
     return {k: v for k, v in sorted(props.items())
-            if k not in _BOOKKEEPING and k not in used and isinstance(v, str | int | float | bool) and v != ""}
+            if k not in _BOOKKEEPING and k not in used
+            and isinstance(v, str | int | float | bool) and v != ""}
 
 
 def _references(props: dict[str, Any], source: SourceConfig) -> tuple[Reference, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -178,7 +179,18 @@ def test_cursor_advances_only_after_the_bus_acknowledged_the_page(tmp_path: Path
     assert [i for i in _events(bus) if isinstance(i, ChangeEvent) and i.op == "d"][0].key.endswith(ARCHIVED)
 
 
-def test_cli_run_once_polls_and_compiles_in_embedded_mode(tmp_path: Path, token: None,
+@pytest.fixture
+def own_signal_handlers():  # type: ignore[no-untyped-def]
+    """``connectors run`` turns SIGTERM/SIGINT into a stop flag for the life of the process; in
+    this test process that would outlive the test, and a later fork-based worker pool could no
+    longer terminate its workers (they would ignore SIGTERM): put the handlers back."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
+def test_cli_run_once_polls_and_compiles_in_embedded_mode(tmp_path: Path, token: None, own_signal_handlers: None,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("FOLIO_EVENTS_KAFKA_BOOTSTRAP", raising=False)
     with serve(FakeHubSpot()) as server:

@@ -83,7 +83,7 @@ def _setup(config: Path, system: str, instance: str | None, wiki: Path | None): 
 
 @connectors_app.command("run")
 def run_cmd(
-    system: Annotated[str, typer.Argument(help="jira, salesforce, …")],
+    system: Annotated[str, typer.Argument(help="confluence, jira, zendesk, salesforce or hubspot")],
     config: ConfigOpt,
     instance: InstanceOpt = None,
     once: Annotated[bool, typer.Option("--once", help="poll once and exit")] = False,
@@ -135,7 +135,7 @@ def run_cmd(
 
 @connectors_app.command("sync")
 def sync_cmd(
-    system: Annotated[str, typer.Argument(help="jira, salesforce, …")],
+    system: Annotated[str, typer.Argument(help="confluence, jira, zendesk, salesforce or hubspot")],
     from_export: Annotated[Path, typer.Option("--from-export", help="folder of API export files",
                                               exists=True, file_okay=False)],
     config: ConfigOpt,

@@ -3,6 +3,11 @@
 Export with ``expand=body.storage,version,space,history,metadata.labels,``
 ``restrictions.read.restrictions.user,restrictions.read.restrictions.group``. A content item
 without ``version`` cannot be identified at a version, so it is reported rather than guessed.
+
+ACL: the page's own read restriction (users and groups) wins; otherwise the space's readers
+from ``options.space_groups`` (``{SPACE_KEY: [group, …]}``: space permissions are not part of the
+content payload and need space-admin rights to read, so the operator declares them); otherwise
+the source's ``default_acl``.
 """
 
 from __future__ import annotations
@@ -114,7 +119,7 @@ def _record(
         container=_space_key(item),
         status=item.get("status"),
         labels=labels,
-        acl=_acl(item) or source.default_acl,
+        acl=_acl(item) or _space_acl(_space_key(item), source) or source.default_acl,
         origin=origin(path, pointer),
     )
 
@@ -145,6 +150,13 @@ def _entity_type(labels: tuple[str, ...], source: SourceConfig) -> str:
         if label in mapping:
             return str(mapping[label])
     return "topic"
+
+
+def _space_acl(space: str | None, source: SourceConfig) -> ACL | None:
+    groups = as_dict(source.options.get("space_groups")).get(space) if space else None
+    if not groups:
+        return None
+    return ACL(groups=tuple([groups] if isinstance(groups, str) else map(str, groups)))
 
 
 def _acl(item: dict[str, Any]) -> ACL | None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from .base import Connector
 from .confluence import ConfluenceConnector
+from .hubspot import HubSpotConnector
 from .jira import JiraConnector
 from .markdown import MarkdownConnector
 from .record_json import RecordJsonConnector
 from .salesforce import SalesforceConnector
+from .zendesk import ZendeskConnector
 
 CONNECTORS: dict[str, type[Connector]] = {
-    c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, MarkdownConnector,
-                          RecordJsonConnector)
+    c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, ZendeskConnector,
+                          HubSpotConnector, MarkdownConnector, RecordJsonConnector)
 }
 
 

@@ -189,6 +189,17 @@ def test_empty_read_restrictions_fall_back_to_default_acl() -> None:
     assert record.acl == ACL(groups=("everyone",))
 
 
+def test_space_groups_apply_only_without_a_page_restriction() -> None:
+    source = _source(space_groups={"OPS": ["ops-team", "auditors"], "HR": "hr"})
+    (plain,) = _records(_parse(_page(), source=source))
+    assert plain.acl == ACL(groups=("auditors", "ops-team"))
+    restricted = {"read": {"restrictions": {"group": {"results": [{"type": "group", "name": "legal"}]}}}}
+    (own,) = _records(_parse(_page(restrictions=restricted), source=source))
+    assert own.acl == ACL(groups=("legal",))  # the page's own restriction is narrower: it wins
+    (other,) = _records(_parse(_page(space={"key": "ENG"}), source=source))
+    assert other.acl == ACL(groups=("staff",))  # a space not listed keeps the default
+
+
 def test_version_date_falls_back_to_history_created_date() -> None:
     (record,) = _records(_parse(_page(version={"number": 1})))
     assert record.updated_at == datetime(2023, 1, 2, 3, 4, 5, tzinfo=UTC)

@@ -12,7 +12,7 @@ from connectors.registry import CONNECTORS, UnknownSystemError, get_connector
 from connectors.timefmt import parse_timestamp
 from connectors.xhtml import storage_to_text
 
-JSON_SYSTEMS = ("confluence", "jira", "salesforce")
+JSON_SYSTEMS = ("confluence", "jira", "salesforce", "zendesk", "hubspot")
 
 
 def _parse(system: str, data: bytes, path: str = "export.json") -> list[SourceRecord | RecordError]:
@@ -60,7 +60,8 @@ def test_parse_timestamp_rejects_garbage(bad: object) -> None:
 
 
 def test_registry_maps_each_system_to_its_connector() -> None:
-    assert set(CONNECTORS) == {"confluence", "jira", "salesforce", "markdown", "folio-record"}
+    assert set(CONNECTORS) == {"confluence", "jira", "salesforce", "zendesk", "hubspot", "markdown",
+                               "folio-record"}
     for system, cls in CONNECTORS.items():
         connector = get_connector(system)
         assert isinstance(connector, cls)
@@ -103,7 +104,7 @@ def test_invalid_utf8_is_a_record_error(system: str) -> None:
 
 @pytest.mark.parametrize("system", JSON_SYSTEMS)
 def test_non_standard_json_constants_are_rejected(system: str) -> None:
-    out = _parse(system, b'{"results": [NaN], "issues": [NaN], "records": [NaN]}')
+    out = _parse(system, b'{"results": [NaN], "issues": [NaN], "records": [NaN], "tickets": [NaN]}')
     assert len(out) == 1 and isinstance(out[0], RecordError)
     assert "NaN" in out[0].message
 
@@ -128,6 +129,7 @@ def test_deeply_nested_json_does_not_raise(system: str) -> None:
         ("confluence", b'{"results": [42, "x", null]}'),
         ("jira", b'{"issues": [42, "x", null]}'),
         ("salesforce", b'{"records": [42, "x", null]}'),
+        ("zendesk", b'{"tickets": [42, "x", null]}'),
     ],
 )
 def test_non_object_records_are_errors_by_position(system: str, payload: bytes) -> None:

@@ -94,22 +94,28 @@ class ApiClient:
         # full jitter: many connectors backing off together must not retry in lockstep
         return random.uniform(0, min(self.max_backoff_s, self.backoff_s * 2**attempt))
 
-    def get(self, url: str, params: Mapping[str, Any] | None = None) -> httpx.Response:
-        """GET with retries; returns a 2xx response or raises :class:`ApiError`."""
+    def request(self, method: str, url: str, params: Mapping[str, Any] | None = None,
+                json: Any = None) -> httpx.Response:
+        """A request with retries; returns a 2xx response or raises :class:`ApiError`.
+
+        Only reads are sent here (GET, and POST for search endpoints that take their query in
+        the body), so retrying a POST repeats no side effect.
+        """
         attempt = 0
         while True:
             self.requests += 1
             try:
-                resp = self._http.get(url, params=params)
+                resp = self._http.request(method, url, params=params, json=json)
             except httpx.TransportError as exc:
                 if attempt >= self.max_retries:
-                    raise ApiError(f"GET {url}: {type(exc).__name__}: {exc} (after {attempt} retries)") from None
+                    raise ApiError(f"{method} {url}: {type(exc).__name__}: {exc} "
+                                   f"(after {attempt} retries)") from None
                 delay = self._wait(attempt, None)
-                log.warning("GET %s: %s; retrying in %.1fs", url, type(exc).__name__, delay)
+                log.warning("%s %s: %s; retrying in %.1fs", method, url, type(exc).__name__, delay)
             else:
                 if resp.is_success:
                     return resp
-                where = f"GET {resp.request.url.copy_with(query=None)}"
+                where = f"{method} {resp.request.url.copy_with(query=None)}"
                 if resp.status_code in (401, 403):
                     raise ApiAuthError(f"{where}: HTTP {resp.status_code}: credentials rejected or "
                                        "missing a permission", resp.status_code)
@@ -121,10 +127,21 @@ class ApiClient:
             attempt += 1
             self.sleep(delay)
 
+    def get(self, url: str, params: Mapping[str, Any] | None = None) -> httpx.Response:
+        """GET with retries; returns a 2xx response or raises :class:`ApiError`."""
+        return self.request("GET", url, params)
+
     def get_json(self, url: str, params: Mapping[str, Any] | None = None) -> tuple[bytes, Any]:
         """The raw body (for the export parsers) and its parsed JSON (for paging)."""
-        resp = self.get(url, params)
+        return self._json("GET", url, self.get(url, params))
+
+    def post_json(self, url: str, body: Any) -> tuple[bytes, Any]:
+        """POST a JSON query (a search endpoint); the raw body and its parsed JSON."""
+        return self._json("POST", url, self.request("POST", url, json=body))
+
+    @staticmethod
+    def _json(method: str, url: str, resp: httpx.Response) -> tuple[bytes, Any]:
         try:
             return resp.content, resp.json()
         except ValueError as exc:
-            raise ApiError(f"GET {url}: response is not JSON: {exc}", resp.status_code) from None
+            raise ApiError(f"{method} {url}: response is not JSON: {exc}", resp.status_code) from None

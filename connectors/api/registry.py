@@ -5,10 +5,14 @@ from __future__ import annotations
 import httpx
 
 from .base import ApiConnector, ApiSourceConfig, ConfigError, make_client
+from .confluence import ConfluenceApi
+from .hubspot import HubSpotApi
 from .jira import JiraApi
 from .salesforce import SalesforceApi
+from .zendesk import ZendeskApi
 
-API_CONNECTORS: dict[str, type] = {c.system: c for c in (JiraApi, SalesforceApi)}
+API_CONNECTORS: dict[str, type] = {c.system: c for c in (ConfluenceApi, HubSpotApi, JiraApi,
+                                                             SalesforceApi, ZendeskApi)}
 
 
 def make_api_connector(cfg: ApiSourceConfig, tenant: str,

@@ -1,0 +1,194 @@
+"""HubSpot CRM v3 object exports (``GET /crm/v3/objects/{type}``, ``POST …/search``, ``GET …/{id}``).
+
+The payload does not say which object type it holds, so the type comes from
+``options.object_type`` (the API connector sets it per scope entry) or, for export folders, from
+the file's path (``companies.json``, ``contacts/page-2.json``). Record type is the singular
+(``company``, ``contact``, ``deal``…), versioned by the last-modified property: HubSpot names it
+``hs_lastmodifieddate`` on every object but contacts, where it is ``lastmodifieddate``.
+An ``archived: true`` object is skipped here; the API connector turns it into a deletion.
+
+ACL: HubSpot's object payload carries no per-record sharing (visibility is set by owners and
+teams inside HubSpot, with no readable grant list in this shape), so every record gets the
+source's ``default_acl``: declare there who may read this portal's CRM.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+from pathlib import PurePosixPath
+from typing import Any, ClassVar
+
+from compiler.models import Reference, Scalar, SourceRecord
+
+from ._common import FieldError, as_dict, build, decode_json, origin
+from .base import RecordError, SourceConfig
+from .timefmt import parse_timestamp
+
+
+class ObjectType:
+    """What Folio needs to know about one HubSpot object type."""
+
+    def __init__(self, record_type: str, entity_type: str, type_id: str | None,
+                 title: tuple[str, ...], body: str | None, status: str | None) -> None:
+        self.record_type = record_type
+        self.entity_type = entity_type
+        self.type_id = type_id  # the UI's objectTypeId, for record links
+        self.title = title
+        self.body = body
+        self.status = status
+
+
+OBJECT_TYPES: dict[str, ObjectType] = {
+    "companies": ObjectType("company", "account", "0-2", ("name", "domain"), "description", "lifecyclestage"),
+    "contacts": ObjectType("contact", "contact", "0-1", ("firstname+lastname", "email"), None,
+                           "lifecyclestage"),
+    "deals": ObjectType("deal", "opportunity", "0-3", ("dealname",), "description", "dealstage"),
+    "tickets": ObjectType("ticket", "ticket", "0-5", ("subject",), "content", "hs_pipeline_stage"),
+    "products": ObjectType("product", "product", "0-7", ("name",), "description", None),
+}
+_CUSTOM = ObjectType("", "topic", None, ("name",), "description", None)
+_DEFAULT_REFERENCES = {"company": "account"}
+_BOOKKEEPING = frozenset({"hs_object_id", "hs_lastmodifieddate", "lastmodifieddate"})
+_TOKEN = re.compile(r"[^a-z0-9_]+")
+
+
+def modified_property(object_type: str) -> str:
+    """The property search filters and sorts by: contacts predate the ``hs_`` naming."""
+    return "lastmodifieddate" if object_type == "contacts" else "hs_lastmodifieddate"
+
+
+def record_type(object_type: str) -> str:
+    known = OBJECT_TYPES.get(object_type)
+    return known.record_type if known else object_type
+
+
+def object_type_for(path: str, source: SourceConfig) -> str | None:
+    """``options.object_type``, else the first part of the path naming a known object type."""
+    if source.options.get("object_type"):
+        return str(source.options["object_type"])
+    p = PurePosixPath(path)
+    for part in [*p.parent.parts, p.stem]:
+        for token in _TOKEN.split(part.lower()):
+            if token in OBJECT_TYPES:
+                return token
+    return None
+
+
+class HubSpotConnector:
+    system: ClassVar[str] = "hubspot"
+    file_suffixes: ClassVar[tuple[str, ...]] = (".json",)
+
+    def parse(
+        self, path: str, data: bytes, source: SourceConfig, tenant: str
+    ) -> Iterator[SourceRecord | RecordError]:
+        doc = decode_json(path, data)
+        if isinstance(doc, RecordError):
+            yield doc
+            return
+        if isinstance(doc, dict) and isinstance(doc.get("results"), list):
+            items = [(f"results[{i}]", o) for i, o in enumerate(doc["results"])]
+        elif isinstance(doc, dict) and "id" in doc and "properties" in doc:
+            items = [("", doc)]
+        else:
+            yield RecordError(path=path,
+                              message="not a HubSpot CRM object list ({'results': [...]}) or object")
+            return
+        object_type = object_type_for(path, source)
+        if object_type is None:
+            yield RecordError(path=path, field="options.object_type", message=(
+                "cannot tell the HubSpot object type: set options.object_type or name the file or "
+                f"folder after it ({', '.join(OBJECT_TYPES)})"))
+            return
+        for pointer, obj in items:
+            label = _label(obj, pointer)
+            result = build(path, label, partial(_record, obj, object_type, pointer, path, source, tenant))
+            if result is not None:
+                yield result
+
+
+def _label(obj: Any, pointer: str) -> str:
+    if isinstance(obj, dict) and obj.get("id") not in (None, ""):
+        return str(obj["id"])
+    return pointer or "object"
+
+
+def _record(
+    obj: Any, object_type: str, pointer: str, path: str, source: SourceConfig, tenant: str
+) -> SourceRecord | None:
+    if not isinstance(obj, dict):
+        raise FieldError(None, "expected a CRM object")
+    if obj.get("id") in (None, ""):
+        raise FieldError("id", "object has no id")
+    if obj.get("archived") is True:
+        return None
+    props = obj.get("properties")
+    if not isinstance(props, dict):
+        raise FieldError("properties", "object has no properties")
+    modified = modified_property(object_type)
+    version = props.get(modified) or obj.get("updatedAt")
+    if not version:
+        raise FieldError(f"properties.{modified}", f"object has no {modified} or updatedAt")
+    try:
+        updated_at = parse_timestamp(str(version))
+    except ValueError as exc:
+        raise FieldError(f"properties.{modified}", str(exc)) from None
+
+    kind = OBJECT_TYPES.get(object_type, _CUSTOM)
+    title, title_keys = _title(props, kind, object_type)
+    body = props.get(kind.body) if kind.body else None
+    status = props.get(kind.status) if kind.status else None
+    return SourceRecord(
+        tenant=tenant,
+        system=HubSpotConnector.system,
+        instance=source.instance,
+        type=record_type(object_type),
+        id=str(obj["id"]),
+        version=str(version),
+        updated_at=updated_at,
+        title=title,
+        url=_url(kind, str(obj["id"]), source),
+        body=body.strip() if isinstance(body, str) else "",
+        fields=_fields(props, {*title_keys, kind.body or ""}),
+        references=_references(props, source),
+        entity_type=kind.entity_type,
+        container=object_type,
+        status=status if isinstance(status, str) and status else None,
+        acl=source.default_acl,
+        origin=origin(path, pointer),
+    )
+
+
+def _title(props: dict[str, Any], kind: ObjectType, object_type: str) -> tuple[str, set[str]]:
+    for spec in kind.title:
+        keys = spec.split("+")
+        text = " ".join(str(props[k]).strip() for k in keys if props.get(k) not in (None, ""))
+        if text:
+            return text, set(keys)
+    wanted = " or ".join(kind.title).replace("+", " and ")
+    raise FieldError(f"properties.{kind.title[0].split('+')[0]}", f"{object_type} object has no {wanted}")
+
+
+def _url(kind: ObjectType, object_id: str, source: SourceConfig) -> str | None:
+    portal = source.options.get("portal_id")
+    if not portal or not kind.type_id:
+        return None
+    app = str(source.options.get("app_url", "https://app.hubspot.com")).rstrip("/")
+    return f"{app}/contacts/{portal}/record/{kind.type_id}/{object_id}"
+
+
+def _fields(props: dict[str, Any], used: set[str]) -> dict[str, Scalar]:
+    # HubSpot returns every property value as a string; they are kept as the API gives them
+    return {k: v for k, v in sorted(props.items())
+            if k not in _BOOKKEEPING and k not in used
+            and isinstance(v, str | int | float | bool) and v != ""}
+
+
+def _references(props: dict[str, Any], source: SourceConfig) -> tuple[Reference, ...]:
+    mapping = source.options.get("reference_properties", _DEFAULT_REFERENCES)
+    return tuple(
+        Reference(relation=prop, target_type=str(target), target_name=str(props[prop]).strip())
+        for prop, target in sorted(as_dict(mapping).items())
+        if isinstance(props.get(prop), str) and props[prop].strip()
+    )

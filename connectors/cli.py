@@ -7,6 +7,8 @@ import logging
 import signal
 import statistics
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -37,11 +39,19 @@ WikiEmbedded = Annotated[Optional[Path], typer.Option(
     "--wiki", help="embedded mode (no Kafka configured): also compile the events into this wiki")]
 
 
-def _stop_on_signals() -> threading.Event:
+@contextmanager
+def _stop_on_signals() -> Iterator[threading.Event]:
+    """SIGTERM/SIGINT set a stop flag for as long as the command runs; the previous handlers
+    come back after, so a caller in the same process (tests, embedding) keeps its own."""
     stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in saved:
         signal.signal(sig, lambda *_: stop.set())
-    return stop
+    try:
+        yield stop
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 def _print_run(what: str, r: RunReport) -> None:
@@ -93,43 +103,43 @@ def run_cmd(
 ) -> None:
     """Poll the system's API with a checkpointed cursor and publish change events."""
     settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
-    stop = _stop_on_signals()
-    wake = threading.Event()
-    hints = None
-    if webhook:
-        from .webhook import WebhookHints
+    with _stop_on_signals() as stop:
+        wake = threading.Event()
+        hints = None
+        if webhook:
+            from .webhook import WebhookHints
 
-        hints = WebhookHints(webhook, wake).start()
-        out.print(f"accepting webhook hints on {hints.address[0]}:{hints.address[1]}")
-    failed = False
-    try:
-        while not stop.is_set():
-            try:
-                report = poll_once(connector, cfg, bus, store, site.tenant,
-                                   claim_checks=claim_check_store(settings),
-                                   max_body_bytes=settings.events.max_body_bytes)
-                _print_run(f"{system}/{cfg.instance}", report)
-                _embedded_compile(bus, settings, site.tenant, site.site, system, wiki)
-                failed = bool(report.errors)
-            except (ApiError, PublishError) as exc:
-                # the cursor did not move: the next poll re-reads from the last acknowledged page
-                err.print(f"[yellow]poll failed, will retry:[/yellow] {exc}")
+            hints = WebhookHints(webhook, wake).start()
+            out.print(f"accepting webhook hints on {hints.address[0]}:{hints.address[1]}")
+        failed = False
+        try:
+            while not stop.is_set():
+                try:
+                    report = poll_once(connector, cfg, bus, store, site.tenant,
+                                       claim_checks=claim_check_store(settings),
+                                       max_body_bytes=settings.events.max_body_bytes)
+                    _print_run(f"{system}/{cfg.instance}", report)
+                    _embedded_compile(bus, settings, site.tenant, site.site, system, wiki)
+                    failed = bool(report.errors)
+                except (ApiError, PublishError) as exc:
+                    # the cursor did not move: the next poll re-reads from the last acknowledged page
+                    err.print(f"[yellow]poll failed, will retry:[/yellow] {exc}")
+                    if once:
+                        raise typer.Exit(1) from None
+                    if isinstance(exc, PublishError):
+                        try:  # a broker that lost its metadata must get the topics back first
+                            bus.ensure_topics([system])
+                        except Exception as again:  # noqa: BLE001 - still down: the next round retries
+                            err.print(f"[yellow]broker still unavailable:[/yellow] {again}")
                 if once:
-                    raise typer.Exit(1) from None
-                if isinstance(exc, PublishError):
-                    try:  # a broker that lost its metadata must get the topics back first
-                        bus.ensure_topics([system])
-                    except Exception as again:  # noqa: BLE001 - still down: the next round retries
-                        err.print(f"[yellow]broker still unavailable:[/yellow] {again}")
-            if once:
-                break
-            wake.wait(cfg.poll_interval_s)
-            wake.clear()
-    finally:
-        if hints:
-            hints.stop()
-        connector.close()
-        bus.close()
+                    break
+                wake.wait(cfg.poll_interval_s)
+                wake.clear()
+        finally:
+            if hints:
+                hints.stop()
+            connector.close()
+            bus.close()
     raise typer.Exit(EXIT_REJECTED if failed else 0)
 
 
@@ -195,10 +205,10 @@ def consume_cmd(
     sub = bus.subscribe(site, systems)
     consumer = SiteConsumer(sub, SiteCorpus(_corpus_for(wiki, corpus), tenant), wiki, settings,
                             claim_checks=claim_check_store(settings))
-    stop = _stop_on_signals()
     try:
-        for r in consumer.run(stop, idle_exit_s=idle_exit):
-            _print_batch(r)
+        with _stop_on_signals() as stop:
+            for r in consumer.run(stop, idle_exit_s=idle_exit):
+                _print_batch(r)
     finally:
         sub.close()
         bus.close()

@@ -179,20 +179,10 @@ def test_cursor_advances_only_after_the_bus_acknowledged_the_page(tmp_path: Path
     assert [i for i in _events(bus) if isinstance(i, ChangeEvent) and i.op == "d"][0].key.endswith(ARCHIVED)
 
 
-@pytest.fixture
-def own_signal_handlers():  # type: ignore[no-untyped-def]
-    """``connectors run`` turns SIGTERM/SIGINT into a stop flag for the life of the process; in
-    this test process that would outlive the test, and a later fork-based worker pool could no
-    longer terminate its workers (they would ignore SIGTERM): put the handlers back."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
-    yield
-    for sig, handler in saved.items():
-        signal.signal(sig, handler)
-
-
-def test_cli_run_once_polls_and_compiles_in_embedded_mode(tmp_path: Path, token: None, own_signal_handlers: None,
+def test_cli_run_once_polls_and_compiles_in_embedded_mode(tmp_path: Path, token: None,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("FOLIO_EVENTS_KAFKA_BOOTSTRAP", raising=False)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
     with serve(FakeHubSpot()) as server:
         site = tmp_path / "site.yaml"
         site.write_text("tenant: acme\nsite: emea\nconnectors:\n"
@@ -203,3 +193,6 @@ def test_cli_run_once_polls_and_compiles_in_embedded_mode(tmp_path: Path, token:
     assert result.exit_code == 0, result.output
     assert "hubspot/portal-4711: 5 published, 1 deleted" in result.output and "batch:" in result.output
     assert (tmp_path / ".folio-connectors" / "hubspot-portal-4711.cursor.json").is_file()
+    # `run` traps SIGTERM/SIGINT only while it runs: a caller in the same process (here, later
+    # fork-based worker pools that terminate their workers) gets its own handlers back
+    assert {s: signal.getsignal(s) for s in handlers} == handlers

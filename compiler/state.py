@@ -275,6 +275,15 @@ class State:
             (backend, sha)).fetchone()
         return row[0] if row else None
 
+    def extraction_usage(self, backend: str) -> dict[str, dict[str, float]]:
+        """Record sha256 → the LLM usage its extraction by ``backend`` cost (records an
+        offline backend extracted have none)."""
+        rows = self.db.execute(
+            "SELECT sha256, json_extract(extraction_json, '$.usage') FROM extraction_cache "
+            "WHERE backend=? AND json_extract(extraction_json, '$.usage') NOT IN ('{}', '')",
+            (backend,))
+        return {sha: json.loads(js) for sha, js in rows if js}
+
     def cache_extraction(self, backend: str, sha: str, extraction_json: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO extraction_cache VALUES (?,?,?)",
                         (backend, sha, extraction_json))

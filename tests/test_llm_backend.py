@@ -3,6 +3,7 @@ chat-completion shape (``compiler.extract.fake_provider``): no network, no model
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import sqlite3
@@ -381,6 +382,27 @@ def test_money_budget_uses_litellms_response_cost(
              for (ej,) in state.execute("SELECT extraction_json FROM records")]
     # what each record's extraction cost is kept with it (for per-page provenance)
     assert sum(costs) == pytest.approx(report.llm["cost_usd"])
+    # … and each page's DBOM says what its sources cost to extract
+    from compiler.provenance.statement import PageStatement
+
+    priced = {sha: json.loads(ej)["usage"] for sha, ej in state.execute(
+        "SELECT sha256, extraction_json FROM records")}
+    seen_cost = 0
+    for bundle in sorted(wiki.rglob("*.dbom.json")):
+        env = json.loads(bundle.read_bytes())["dsseEnvelope"]
+        stmt = PageStatement.model_validate_json(base64.b64decode(env["payload"]))
+        deps = stmt.predicate.build_definition.resolved_dependencies
+        for d in deps:
+            assert d.annotations.llm_usage == (priced[d.digest["sha256"]] or None), bundle
+        spent = [d.annotations.llm_usage["cost_usd"] for d in deps
+                 if d.annotations.llm_usage and "cost_usd" in d.annotations.llm_usage]
+        if spent:
+            seen_cost += 1
+            assert stmt.predicate.folio.llm_usage["cost_usd"] == pytest.approx(sum(spent))
+        else:
+            assert stmt.predicate.folio.llm_usage is None or \
+                "cost_usd" not in stmt.predicate.folio.llm_usage
+    assert seen_cost > 0
     fake.reset()
     limit = report.llm["cost_usd"] / 4
     with pytest.raises(CompileError, match="money budget.*FOLIO_LLM_BUDGET_USD"):

@@ -101,6 +101,7 @@ class _Job:
     conflicts: dict[str, list[Conflict]]
     internal: dict
     run_details: dict
+    usage: dict[str, dict[str, float]]
 
 
 _JOB: _Job | None = None
@@ -118,7 +119,7 @@ def _sign_one(job: _Job, eid: str) -> tuple[str, str | None]:
     claims: list[Claim] = c.state.claims_of_subject(eid)
     payload = page_statement_bytes(path, page_bytes, claims, job.status,
                                    job.conflicts.get(eid, ()), None, job.internal,
-                                   job.run_details)
+                                   job.run_details, usage=job.usage)
     bundle = job.signer.sign_bundle(payload, PAYLOAD_TYPE)
     write_atomic(c.out / bundle_name(eid), bundle)
     return eid, sha256_hex(bundle)
@@ -166,6 +167,7 @@ class SigningPlan:
     run_details: dict
     leaves: Leaves
     resign_all: bool
+    usage: dict[str, dict[str, float]]  # record sha256 → LLM usage of its extraction
 
     @property
     def in_render(self) -> bool:
@@ -198,16 +200,19 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
     # a full rebuild re-signs everything: the way to re-bless a wiki after a key change or to
     # repair bundles edited behind the compile's back
     resign_all = leaves.signer != signer.identity or c.report.full_rebuild
+    # what each source cost to extract goes into the DBOM (LLM backends only: offline
+    # extraction is not cached, so this finds nothing)
+    usage = c.state.extraction_usage(c.backend.digest) if hasattr(c.backend, "usage") else {}
     return SigningPlan(signer, build, build.internal().model_dump(mode="json"),
                        build.run_details().model_dump(mode="json", by_alias=True), leaves,
-                       resign_all)
+                       resign_all, usage)
 
 
 def sign_page(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequence[Claim],
               status: dict[str, ClaimStatus], conflicts: Sequence[Conflict]) -> bytes:
     """The bundle of one page, from what its render produced."""
     payload = page_statement_bytes(page_path, page_bytes, claims, status, conflicts, None,
-                                   plan.internal, plan.run_details)
+                                   plan.internal, plan.run_details, usage=plan.usage)
     return plan.signer.sign_bundle(payload, PAYLOAD_TYPE)
 
 
@@ -246,7 +251,8 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str]) -> None:
     ordered = sorted(todo)
     if ordered:
         status, conflicts = _statuses_and_conflicts(st, ordered, len(ordered) > len(pages) // 2)
-        job = _Job(c, signer, pages, status, conflicts, plan.internal, plan.run_details)
+        job = _Job(c, signer, pages, status, conflicts, plan.internal, plan.run_details,
+                   plan.usage)
         c.progress.phase("sign", len(ordered))
         for eid, digest in _sign_all(job, ordered):
             if digest is None:

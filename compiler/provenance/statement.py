@@ -48,6 +48,9 @@ class SourceAnnotations(_Model):
     updated_at: datetime | None = None
     acl_digest: str = Field(description="sha256 of the record's canonical ACL")
     url: str | None = None
+    llm_usage: dict[str, float] | None = Field(
+        None, description="LLM backends: calls, tokens and cost (USD, litellm's response_cost) "
+        "spent extracting this record version, recorded when it was first extracted")
 
 
 class Dependency(_Model):
@@ -120,6 +123,9 @@ class FolioExtension(_Model):
     page: str
     claims: tuple[ClaimEntry, ...]
     open_conflicts: tuple[str, ...] = Field((), description="attributes left contested")
+    llm_usage: dict[str, float] | None = Field(
+        None, description="LLM backends: the sum of the resolved dependencies' llm_usage, what "
+        "extracting this page's sources cost (a record feeding several pages counts in each)")
 
 
 class ProvenancePredicate(_Model):
@@ -202,12 +208,15 @@ def page_statement_doc(
     build: BuildContext | None,
     internal: Mapping[str, Any] | None = None,
     run_details: Mapping[str, Any] | None = None,
+    *,
+    usage: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, Any]:
     """The DBOM of the page at ``page_path`` (relative to the wiki) with exactly these bytes, in
     its wire form. Plain dicts because the compile signs one per page: validating a model per
     claim cost more than the signature. :func:`page_statement` validates the same document
     against :class:`PageStatement`; a test checks both agree on every example page.
-    ``internal``/``run_details`` let a caller reuse the per-compile parts."""
+    ``internal``/``run_details`` let a caller reuse the per-compile parts; ``usage`` (record
+    sha256 → LLM usage of its extraction) adds what the page's sources cost to extract."""
     page = page_path.removesuffix(".md")
     overruled_by_winner: dict[str, list[dict[str, Any]]] = {}
     for conflict in conflicts:
@@ -228,6 +237,8 @@ def page_statement_doc(
             ann["updated_at"] = _iso(s.updated_at)
         if s.url:
             ann["url"] = s.url
+        if usage and usage.get(s.sha256):
+            ann["llm_usage"] = dict(sorted(usage[s.sha256].items()))
         deps[s.key] = {"name": s.key, "uri": source_uri(s.key, s.version),
                        "digest": {"sha256": s.sha256}, "annotations": ann}
 
@@ -238,6 +249,17 @@ def page_statement_doc(
          "overruled_sources": overruled_by_winner.get(c.id, [])}
         for c in sorted(claims, key=lambda c: c.id)
     ]
+    folio: dict[str, Any] = {
+        "page": page, "claims": entries,
+        "open_conflicts": sorted(c.attribute for c in conflicts if c.state == "open"),
+    }
+    spent = [d["annotations"]["llm_usage"] for d in deps.values() if "llm_usage" in d["annotations"]]
+    if spent:
+        total: dict[str, float] = {}
+        for u in spent:
+            for k, v in u.items():
+                total[k] = total.get(k, 0.0) + v
+        folio["llm_usage"] = {k: round(v, 9) for k, v in sorted(total.items())}
     return {
         "_type": STATEMENT_TYPE,
         "subject": [{"name": page_path, "digest": {"sha256": sha256_hex(page_bytes)}}],
@@ -253,10 +275,7 @@ def page_statement_doc(
             "runDetails": dict(run_details if run_details is not None
                                else _need(build).run_details().model_dump(mode="json",
                                                                           by_alias=True)),
-            "folio": {
-                "page": page, "claims": entries,
-                "open_conflicts": sorted(c.attribute for c in conflicts if c.state == "open"),
-            },
+            "folio": folio,
         },
     }
 
@@ -268,10 +287,11 @@ def page_statement(
     status: Mapping[str, ClaimStatus],
     conflicts: Sequence[Conflict],
     build: BuildContext,
+    usage: Mapping[str, Mapping[str, float]] | None = None,
 ) -> PageStatement:
     """:func:`page_statement_doc` as a validated model."""
     return PageStatement.model_validate(
-        page_statement_doc(page_path, page_bytes, claims, status, conflicts, build))
+        page_statement_doc(page_path, page_bytes, claims, status, conflicts, build, usage=usage))
 
 
 def page_statement_bytes(*args: Any, **kwargs: Any) -> bytes:

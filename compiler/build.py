@@ -140,6 +140,8 @@ class _Compile:
         self.workers = worker_count(settings.workers)
         self._synthesis: dict[str, list] = {}
         self._signed: dict[str, str] = {}  # page id → sha256 of the bundle the render wrote
+        # index.md lists every page: re-rendered only when a line of it can have changed
+        self._index_changed = False
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -256,7 +258,9 @@ class _Compile:
         """Parse changed files and store the records whose content changed, extracted.
         Returns those keys (sorted), every key read, and the changed records' declarations."""
         st = self.state
-        known = st.record_index()
+        # what the state knows of the records read, looked up per file: loading the whole
+        # record index made every incremental compile O(all records)
+        known: dict[str, tuple[str, str]] = {}
         owner: dict[str, str] = {}
         changed: list[str] = []
         decls: dict[str, Declaration] = {}
@@ -270,6 +274,8 @@ class _Compile:
         self.progress.phase("read", len(items))
         with step_runner(self.workers, size_hint, self.settings.parallel_min_items, context) as run:
             for (f, _, stat, sha, now_ns), results in zip(changed_files, run(parse_file, items)):
+                known.update(st.record_index_of(
+                    r.key for r in results if not isinstance(r, RecordError)))
                 file_errors: list[RecordError] = []
                 for item in results:
                     if isinstance(item, RecordError):
@@ -419,6 +425,7 @@ class _Compile:
             for i in range(0, len(ids), _WAVE):
                 wave = ids[i:i + _WAVE]
                 entities, claims, linking, previous = st.page_inputs(wave)
+                listed = st.index_rows_of(wave)
                 names = st.entity_names({s for subs in linking.values() for s in subs})
                 jobs: list[PageJob] = []
                 for eid in wave:
@@ -453,6 +460,8 @@ class _Compile:
                         self._signed[page.entity_id] = sha256_hex(page.bundle)
                     pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
                                   page.sidecar_sha256, page.type, page.title, page.summary))
+                    if listed.get(page.entity_id) != (page.type, page.title, page.summary):
+                        self._index_changed = True
                     statuses += page.statuses
                     conflicts += page.conflicts
                     search += page.search_rows
@@ -484,7 +493,7 @@ class _Compile:
         st, r = self.state, self.report
         changed = bool(r.pages_written or r.pages_removed)
         index_path = self.out / "index.md"
-        if changed or not index_path.exists():
+        if self._index_changed or r.pages_removed or not index_path.exists():
             write_atomic(index_path, render_index(st.index_rows()).encode("utf-8"))
         schema = render_schema(self.policy).encode("utf-8")
         schema_path = self.out / "SCHEMA.md"

@@ -181,6 +181,15 @@ class State:
         """key → (sha256, file) of every stored record."""
         return {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT key, sha256, file FROM records")}
 
+    def record_index_of(self, keys: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """key → (sha256, file) of those keys that are stored."""
+        out: dict[str, tuple[str, str]] = {}
+        for chunk in _chunks(list(keys)):
+            q = ("SELECT key, sha256, file FROM records "
+                 f"WHERE key IN ({','.join('?' * len(chunk))})")
+            out.update((r[0], (r[1], r[2])) for r in self.db.execute(q, chunk))
+        return out
+
     def record_sha(self, key: str) -> str | None:
         row = self.db.execute("SELECT sha256 FROM records WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
@@ -581,6 +590,15 @@ class State:
 
     def page_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT entity_id FROM pages ORDER BY entity_id")]
+
+    def index_rows_of(self, ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """entity id → (type, title, summary) of those pages: what index.md shows of them."""
+        out: dict[str, tuple[str, str, str]] = {}
+        for chunk in _chunks(list(ids)):
+            q = ("SELECT entity_id, type, title, summary FROM pages "
+                 f"WHERE entity_id IN ({','.join('?' * len(chunk))})")
+            out.update((r[0], (r[1], r[2], r[3])) for r in self.db.execute(q, chunk))
+        return out
 
     def index_rows(self) -> Iterator[tuple[str, str, str, str]]:
         yield from self.db.execute("SELECT type, entity_id, title, summary FROM pages")

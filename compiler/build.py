@@ -37,7 +37,7 @@ from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, SourceRecord
 from .policy import AuthorityPolicy, load_policy
 from .registry import Declaration, NameIndex, merge_entity
-from .render import render_index, render_log
+from .render import assemble_index, index_entry, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
 from .provenance.index_root import bundle_name
 from .resolve import resolve
@@ -446,7 +446,7 @@ class _Compile:
                     jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
                                         previous.get(eid), str(md_path),
                                         self._synthesis.get(eid), sign))
-                pages, statuses, conflicts, search = [], [], [], []
+                pages, statuses, conflicts, search, index_lines = [], [], [], [], []
                 for page in run(render_step, jobs):
                     report.pages_rendered += 1
                     if page.files is not None:
@@ -462,10 +462,12 @@ class _Compile:
                                   page.sidecar_sha256, page.type, page.title, page.summary))
                     if listed.get(page.entity_id) != (page.type, page.title, page.summary):
                         self._index_changed = True
+                    index_lines.append((page.entity_id, page.type,
+                                        *index_entry(page.entity_id, page.title, page.summary)))
                     statuses += page.statuses
                     conflicts += page.conflicts
                     search += page.search_rows
-                st.put_rendered(pages, statuses, conflicts, search)
+                st.put_rendered(pages, statuses, conflicts, search, index_lines)
                 self.progress.advance(len(wave))
 
     # -- 6a: LLM page synthesis (optional) --------------------------------------------------
@@ -494,7 +496,7 @@ class _Compile:
         changed = bool(r.pages_written or r.pages_removed)
         index_path = self.out / "index.md"
         if self._index_changed or r.pages_removed or not index_path.exists():
-            write_atomic(index_path, render_index(st.index_rows()).encode("utf-8"))
+            write_atomic(index_path, assemble_index(st.index_lines()).encode("utf-8"))
         schema = render_schema(self.policy).encode("utf-8")
         schema_path = self.out / "SCHEMA.md"
         if not schema_path.exists() or schema_path.read_bytes() != schema:

@@ -52,6 +52,9 @@ CREATE INDEX IF NOT EXISTS conflicts_by_subject ON conflicts(subject);
 CREATE TABLE IF NOT EXISTS pages (
     entity_id TEXT PRIMARY KEY, path TEXT NOT NULL, sha256 TEXT NOT NULL,
     sidecar_sha256 TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL, summary TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS page_index (
+    entity_id TEXT PRIMARY KEY, type TEXT NOT NULL, sort_key TEXT NOT NULL, line TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS page_index_order ON page_index(type, sort_key, entity_id);
 CREATE TABLE IF NOT EXISTS log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, day TEXT NOT NULL, op TEXT NOT NULL,
     title TEXT NOT NULL, body TEXT NOT NULL);
@@ -67,7 +70,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS claims_fts USING fts5(
 """
 
 # Bumped when the tables change shape; an older state is dropped and the wiki rebuilt.
-STATE_FORMAT = 2
+STATE_FORMAT = 3
 
 # A claim is stored without the fields every claim of its record shares (source, authority,
 # observed_at, acl: the last fields of Claim); they are stored once per record and spliced
@@ -538,10 +541,13 @@ class State:
     def put_rendered(self, pages: Sequence[tuple[str, str, str, str, str, str, str]],
                      statuses: Sequence[tuple[str, str]],
                      conflicts: Sequence[tuple[str, str, str, str]],
-                     search_rows: Sequence[tuple[str, str, str, str, str, str]]) -> None:
+                     search_rows: Sequence[tuple[str, str, str, str, str, str]],
+                     index_lines: Sequence[tuple[str, str, str, str]]) -> None:
         """Rows of many rendered pages at once: pages (entity_id, path, sha, sidecar sha,
         type, title, summary), claim statuses (status, id), conflicts (id, subject, state,
-        json), search rows; replaces what those pages had before."""
+        json), search rows, index.md lines (entity_id, type, sort key, line); replaces what
+        those pages had before."""
+        self.db.executemany("INSERT OR REPLACE INTO page_index VALUES (?,?,?,?)", index_lines)
         subjects = [(p[0],) for p in pages]
         self.db.executemany("DELETE FROM conflicts WHERE subject=?", subjects)
         self.db.executemany("DELETE FROM claims_fts WHERE rowid IN "
@@ -575,6 +581,7 @@ class State:
 
     def drop_page(self, entity_id: str) -> None:
         self.db.execute("DELETE FROM pages WHERE entity_id=?", (entity_id,))
+        self.db.execute("DELETE FROM page_index WHERE entity_id=?", (entity_id,))
         self._unindex_claims(entity_id)
         self.db.execute("DELETE FROM conflicts WHERE subject=?", (entity_id,))
 
@@ -602,6 +609,12 @@ class State:
 
     def index_rows(self) -> Iterator[tuple[str, str, str, str]]:
         yield from self.db.execute("SELECT type, entity_id, title, summary FROM pages")
+
+    def index_lines(self) -> Iterator[tuple[str, str]]:
+        """(type, line) of every page, in index.md order (UTF-8 byte order is code point
+        order, so SQLite sorts exactly as Python does)."""
+        yield from self.db.execute(
+            "SELECT type, line FROM page_index ORDER BY type, sort_key, entity_id")
 
     # -- log and principals -----------------------------------------------------------------
     def append_log(self, day: str, op: str, title: str, body: str) -> None:

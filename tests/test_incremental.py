@@ -223,3 +223,24 @@ def test_state_from_another_format_is_dropped_and_rebuilt(tmp_path: Path) -> Non
     clean = tmp_path / "clean"
     compile_wiki(corpus, clean, today="2026-11-21")
     assert_same_wiki(wiki, clean)
+
+
+def test_index_from_stored_lines_equals_a_full_render(tmp_path: Path) -> None:
+    """index.md is assembled from per-page lines kept in the state (sorted by SQLite) and
+    rewritten only when a line can have changed; it must equal rendering every page afresh."""
+    from compiler.render import render_index
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    for op, i, value in [(None, 0, 0), (0, 0, 4), (2, 1, 7), (4, 0, 0), (5, 0, 3)]:
+        if op is not None:
+            OPS[op](corpus, i, value)
+            compile_wiki(corpus, wiki, today="2026-11-21")
+        state = wiki_state(wiki)
+        try:
+            expected = render_index(state.index_rows())
+        finally:
+            state.close()
+        assert (wiki / "index.md").read_text(encoding="utf-8") == expected

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 import json
 import re
+from json.encoder import encode_basestring as _encode_str  # json.dumps, ensure_ascii=False
 from datetime import datetime
 
 
@@ -97,8 +98,9 @@ def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[Sour
 
 
 def _scalar(v: object) -> str:
-    # JSON scalars are valid YAML flow scalars, and json is ~50x faster than a YAML emitter
-    return json.dumps(v, ensure_ascii=False)
+    # JSON scalars are valid YAML flow scalars, and json is ~50x faster than a YAML emitter;
+    # strings, most of them, go straight to the encoder json.dumps would call
+    return _encode_str(v) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
 def _yaml_block(data: Mapping[str, object], indent: int) -> str:

@@ -214,10 +214,10 @@ class State:
             out.update(dict(self.db.execute(q, chunk)))
         return out
 
-    def load_records(self, keys: Iterable[str]) -> Iterator[tuple[str, str, str]]:
-        """(key, record_json, extraction_json)."""
+    def load_records(self, keys: Iterable[str]) -> Iterator[tuple[str, str, str, str]]:
+        """(key, record_json, extraction_json, sha256)."""
         for chunk in _chunks(sorted(keys)):
-            q = ("SELECT key, record_json, extraction_json FROM records "
+            q = ("SELECT key, record_json, extraction_json, sha256 FROM records "
                  f"WHERE key IN ({','.join('?' * len(chunk))})")
             yield from self.db.execute(q, chunk)
 

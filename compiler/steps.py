@@ -77,11 +77,14 @@ class ClaimRow(NamedTuple):
     mentions: tuple[str, ...]
 
 
-def link(item: tuple[str, str, str]) -> tuple[str, list[ClaimRow], str]:
-    """(record key, record JSON, extraction JSON) → the record's claims as state rows (without
-    the fields all its claims share) and the JSON of those shared fields."""
-    key, record_json, extraction_json = item
+def link(item: tuple[str, str, str, str]) -> tuple[str, list[ClaimRow], str]:
+    """(record key, record JSON, extraction JSON, record sha256) → the record's claims as state
+    rows (without the fields all its claims share) and the JSON of those shared fields."""
+    key, record_json, extraction_json, sha = item
     record = SourceRecord.model_validate_json(record_json)
+    # the content digest was computed when the record was read; recomputing it (a canonical
+    # dump of the whole record) per relink cost more than validating the record
+    record.__dict__["sha256"] = sha
     extraction = Extraction.model_validate_json(extraction_json)
     claims = link_record(record, extraction, CONTEXT["lookup"], CONTEXT["policy"].authority(record))
     provenance = claims[0].model_dump_json(include=CLAIM_PROVENANCE) if claims else "{}"
@@ -140,7 +143,10 @@ def render(job: PageJob) -> RenderedPage:
     signing = CONTEXT.get("signing")
     bundle = None
     if signing is not None and (changed or job.sign):
-        bundle = sign_page(signing, f"{entity.id}.md", md_bytes, claims, status, conflicts)
+        # a claim's digest is over its JSON, which is exactly what the state stored
+        digests = {cid: sha256_hex(js) for cid, js in stored.items()}
+        bundle = sign_page(signing, f"{entity.id}.md", md_bytes, claims, status, conflicts,
+                           digests)
     name = " ".join((entity.name, *entity.aliases))
     return RenderedPage(
         entity_id=entity.id, files=(md_bytes, sc_bytes) if changed else None, bundle=bundle,

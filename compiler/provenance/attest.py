@@ -221,10 +221,12 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
 
 
 def sign_page(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequence[Claim],
-              status: dict[str, ClaimStatus], conflicts: Sequence[Conflict]) -> bytes:
-    """The bundle of one page, from what its render produced."""
+              status: dict[str, ClaimStatus], conflicts: Sequence[Conflict],
+              claim_digests: dict[str, str] | None = None) -> bytes:
+    """The bundle of one page, from what its render produced (``claim_digests``: claim id →
+    sha256 of its JSON, when the caller has that JSON already)."""
     payload = page_statement_bytes(page_path, page_bytes, claims, status, conflicts, None,
-                                   plan.internal, plan.run_details)
+                                   plan.internal, plan.run_details, claim_digests)
     return plan.signer.sign_bundle(payload, PAYLOAD_TYPE)
 
 

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -37,7 +36,7 @@ from .canonical import content_id, sha256_hex
 from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, SourceRecord
 from .policy import AuthorityPolicy, load_policy
-from .registry import Declaration, NameIndex, merge_entity
+from .registry import Declaration, NameIndex, StoredNameLookup, merge_entity
 from .render import assemble_index, index_entry, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
 from .provenance.index_root import bundle_name
@@ -181,7 +180,7 @@ class _Compile:
                     wanted |= st.records_mentioning(key)
                 relink = sorted(wanted - removed)
             lookup = (NameIndex(st.all_declarations()) if len(relink) >= self.settings.parallel_min_items
-                      else lru_cache(maxsize=200_000)(st.lookup_name))
+                      else StoredNameLookup(st.lookup_name, st.name_keys_from))
             dirty |= self._link(relink, removed, lookup, full)
             for eid in decl_changed:
                 dirty.add(eid)
@@ -540,7 +539,7 @@ class _Compile:
         if not log_path.exists() or log_path.read_bytes() != log:
             write_atomic(log_path, log)
         r.pages_total = st.page_count()
-        r.claims_total = st.claim_count()
+        r.claims_total = st.claim_total(recount=r.full_rebuild)
         r.conflicts_resolved, r.conflicts_open = st.conflict_counts()
 
     # -- crash recovery ---------------------------------------------------------------------

@@ -166,7 +166,7 @@ class _Compile:
 
             changed_files, reread = self._scan()
             before = st.record_keys_of_files(reread)
-            changed, seen, decls = self._read(changed_files, reread)
+            changed, seen, decls = self._read(changed_files, reread, before)
             removed = set(before) - seen
             self.report.records_removed = len(removed)
             decl_changed, name_keys = self._register(decls, removed)
@@ -255,9 +255,10 @@ class _Compile:
         return changed, reread
 
     # -- 2 and 3: parse and extract ---------------------------------------------------------
-    def _read(self, changed_files: list[tuple], reread: set[str]
+    def _read(self, changed_files: list[tuple], reread: set[str], stored: dict[str, str]
               ) -> tuple[list[str], set[str], dict[str, Declaration]]:
         """Parse changed files and store the records whose content changed, extracted.
+        ``stored``: record key → sha256 of the records the state holds for those files.
         Returns those keys (sorted), every key read, and the changed records' declarations."""
         st = self.state
         # what the state knows of the records read, looked up per file: loading the whole
@@ -268,7 +269,10 @@ class _Compile:
         decls: dict[str, Declaration] = {}
         batch: list[RecordRow] = []
         in_workers = getattr(self.backend, "fork_safe", False)
-        context = {"policy": self.policy, "backend": self.backend if in_workers else None}
+        # an edited file is parsed whole, but only its records whose content changed need
+        # extracting: the workers skip the rest (a 1 % edit re-read ~60x more records)
+        context = {"policy": self.policy, "backend": self.backend if in_workers else None,
+                   "stored": stored}
         items = [(f.rel, data, f.source, self.manifest.tenant)
                  for f, data, _, _, _ in changed_files]
         # the pool pays off by records, not files; a file holds ~10 records on average

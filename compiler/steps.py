@@ -44,13 +44,15 @@ class RecordRow(NamedTuple):
     fts_text: str
     tier: str
     max_age_days: int
-    extraction_json: str | None  # None: the parent extracts (backend not fork-safe)
+    # None: not extracted here (the backend is not fork-safe: the parent extracts; or the
+    # record is unchanged and needs no extraction)
+    extraction_json: str | None
 
 
 def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | RecordError]:
     """One input file → its records (extracted when the backend runs in workers) and errors."""
     rel, data, source, tenant = item
-    policy, backend = CONTEXT["policy"], CONTEXT.get("backend")
+    policy, backend, stored = CONTEXT["policy"], CONTEXT.get("backend"), CONTEXT.get("stored", {})
     out: list[RecordRow | RecordError] = []
     for r in get_connector(source.system).parse(rel, data, source, tenant):
         if isinstance(r, RecordError):
@@ -63,7 +65,9 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
             declaration=declaration_for(r, policy.authority(r).rank),
             record_json=r.model_dump_json(exclude={"key", "sha256"}),
             fts_text=fts_text(r), tier=tier.name, max_age_days=tier.max_age_days,
-            extraction_json=backend.extract(r).model_dump_json() if backend else None,
+            # unchanged records are not stored again, so they need no extraction
+            extraction_json=(backend.extract(r).model_dump_json()
+                             if backend and stored.get(r.key) != r.sha256 else None),
         ))
     return out
 

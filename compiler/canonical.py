@@ -11,11 +11,14 @@ import json
 from typing import Any
 
 
+# what json.dumps(value, sort_keys=True, ...) builds on every call; made once
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                              default=str)
+
+
 def canonical_json(value: Any) -> bytes:
     """RFC 8785-style canonical JSON: sorted keys, no whitespace, UTF-8."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
-    ).encode("utf-8")
+    return _CANONICAL.encode(value).encode("utf-8")
 
 
 def sha256_hex(data: bytes | str) -> str:

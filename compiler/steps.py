@@ -44,13 +44,15 @@ class RecordRow(NamedTuple):
     fts_text: str
     tier: str
     max_age_days: int
-    extraction_json: str | None  # None: the parent extracts (backend not fork-safe)
+    # None: not extracted here (the backend is not fork-safe: the parent extracts; or the
+    # record is unchanged and needs no extraction)
+    extraction_json: str | None
 
 
 def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | RecordError]:
     """One input file → its records (extracted when the backend runs in workers) and errors."""
     rel, data, source, tenant = item
-    policy, backend = CONTEXT["policy"], CONTEXT.get("backend")
+    policy, backend, stored = CONTEXT["policy"], CONTEXT.get("backend"), CONTEXT.get("stored", {})
     out: list[RecordRow | RecordError] = []
     for r in get_connector(source.system).parse(rel, data, source, tenant):
         if isinstance(r, RecordError):
@@ -63,7 +65,9 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
             declaration=declaration_for(r, policy.authority(r).rank),
             record_json=r.model_dump_json(exclude={"key", "sha256"}),
             fts_text=fts_text(r), tier=tier.name, max_age_days=tier.max_age_days,
-            extraction_json=backend.extract(r).model_dump_json() if backend else None,
+            # unchanged records are not stored again, so they need no extraction
+            extraction_json=(backend.extract(r).model_dump_json()
+                             if backend and stored.get(r.key) != r.sha256 else None),
         ))
     return out
 
@@ -77,11 +81,14 @@ class ClaimRow(NamedTuple):
     mentions: tuple[str, ...]
 
 
-def link(item: tuple[str, str, str]) -> tuple[str, list[ClaimRow], str]:
-    """(record key, record JSON, extraction JSON) → the record's claims as state rows (without
-    the fields all its claims share) and the JSON of those shared fields."""
-    key, record_json, extraction_json = item
+def link(item: tuple[str, str, str, str]) -> tuple[str, list[ClaimRow], str]:
+    """(record key, record JSON, extraction JSON, record sha256) → the record's claims as state
+    rows (without the fields all its claims share) and the JSON of those shared fields."""
+    key, record_json, extraction_json, sha = item
     record = SourceRecord.model_validate_json(record_json)
+    # the content digest was computed when the record was read; recomputing it (a canonical
+    # dump of the whole record) per relink cost more than validating the record
+    record.__dict__["sha256"] = sha
     extraction = Extraction.model_validate_json(extraction_json)
     claims = link_record(record, extraction, CONTEXT["lookup"], CONTEXT["policy"].authority(record))
     provenance = claims[0].model_dump_json(include=CLAIM_PROVENANCE) if claims else "{}"
@@ -140,7 +147,10 @@ def render(job: PageJob) -> RenderedPage:
     signing = CONTEXT.get("signing")
     bundle = None
     if signing is not None and (changed or job.sign):
-        bundle = sign_page(signing, f"{entity.id}.md", md_bytes, claims, status, conflicts)
+        # a claim's digest is over its JSON, which is exactly what the state stored
+        digests = {cid: sha256_hex(js) for cid, js in stored.items()}
+        bundle = sign_page(signing, f"{entity.id}.md", md_bytes, claims, status, conflicts,
+                           digests)
     name = " ".join((entity.name, *entity.aliases))
     return RenderedPage(
         entity_id=entity.id, files=(md_bytes, sc_bytes) if changed else None, bundle=bundle,

@@ -62,6 +62,9 @@ def discover(root: Path, manifest: CorpusManifest) -> tuple[list[InputFile], lis
             errors.append(RecordError(path=MANIFEST, record=f"sources[{i}]", field="path",
                                       message=f"source folder {source.path!r} does not exist"))
             continue
+        # os.walk does not descend into symlinked folders, so a file that is not itself a
+        # symlink lies wherever its source folder does: one realpath per source, not per file
+        folder_inside = folder.resolve().is_relative_to(root_real)
         for dirpath, dirnames, filenames in os.walk(folder):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for name in sorted(filenames):
@@ -69,7 +72,9 @@ def discover(root: Path, manifest: CorpusManifest) -> tuple[list[InputFile], lis
                     continue
                 path = Path(dirpath) / name
                 rel = path.relative_to(root).as_posix()
-                if not path.resolve().is_relative_to(root_real):
+                inside = (path.resolve().is_relative_to(root_real) if os.path.islink(path)
+                          else folder_inside)
+                if not inside:
                     errors.append(RecordError(path=rel, message="symlink leads outside the corpus"))
                     continue
                 if not name.lower().endswith(connector.file_suffixes):

@@ -223,3 +223,47 @@ def test_state_from_another_format_is_dropped_and_rebuilt(tmp_path: Path) -> Non
     clean = tmp_path / "clean"
     compile_wiki(corpus, clean, today="2026-11-21")
     assert_same_wiki(wiki, clean)
+
+
+def test_index_from_stored_lines_equals_a_full_render(tmp_path: Path) -> None:
+    """index.md is assembled from per-page lines kept in the state (sorted by SQLite) and
+    rewritten only when a line can have changed; it must equal rendering every page afresh.
+    Likewise the report's claim count, kept across compiles instead of counted."""
+    from compiler.render import render_index
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    for op, i, value in [(None, 0, 0), (0, 0, 4), (2, 1, 7), (4, 0, 0), (5, 0, 3), (1, 2, 5)]:
+        if op is not None:
+            OPS[op](corpus, i, value)
+            report = compile_wiki(corpus, wiki, today="2026-11-21")
+        state = wiki_state(wiki)
+        try:
+            expected = render_index(state.index_rows())
+            # the claim count the report gives is kept, not counted; it must stay exact
+            assert report.claims_total == state.claim_count()
+        finally:
+            state.close()
+        assert (wiki / "index.md").read_text(encoding="utf-8") == expected
+
+
+def test_stored_name_lookup_matches_find_mentions(tmp_path: Path) -> None:
+    """Small relinks look names up in the state one word at a time; the matches must be
+    exactly those of find_mentions over a plain lookup."""
+    from compiler.registry import StoredNameLookup, find_mentions
+
+    wiki = tmp_path / "wiki"
+    compile_wiki(ACME, wiki, today="2026-11-21")
+    state = wiki_state(wiki)
+    try:
+        stored = StoredNameLookup(state.lookup_name, state.name_keys_from)
+        texts = [t for c, _ in state.iter_claims() for t in (c.value, c.quote)]
+        texts += ["acme", "Acme Corp. and ACME Corporation", "the the the", ""]
+        assert len(texts) > 100
+        for text in texts:
+            assert stored.mentions(text) == find_mentions(text, state.lookup_name), text
+    finally:
+        state.close()

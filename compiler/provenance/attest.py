@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -31,8 +32,8 @@ from ..canonical import sha256_hex
 from ..models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict
 from ..settings import FolioSettings
 from .index_root import (
-    AGGREGATE_FILES, LEAVES_FILE, ROOT_FILE, Leaves, bundle_name, index_statement_bytes,
-    load_leaves, save_leaves,
+    AGGREGATE_FILES, BUNDLE_SUFFIX, LEAVES_FILE, ROOT_FILE, Leaves, bundle_name,
+    index_statement_bytes, load_leaves, save_leaves,
 )
 from .signers import LocalKeySigner, Signer, SigningError, SigstoreSigner
 from .statement import PAYLOAD_TYPE, BuildContext, page_statement_bytes
@@ -87,6 +88,22 @@ def _statuses_and_conflicts(
     for subject, js in rows:
         conflicts.setdefault(subject, []).append(Conflict.model_validate_json(js))
     return status, conflicts
+
+
+def _bundles_on_disk(out: Path, pages: Iterable[str]) -> set[str]:
+    """Pages whose bundle file exists, from one listing per page folder: a deleted bundle is
+    restored by the next compile, and a stat per page made every incremental compile of a
+    100k-page wiki pay ~100k system calls."""
+    found: set[str] = set()
+    for folder in sorted({eid.partition("/")[0] for eid in pages}):
+        try:
+            entries = list(os.scandir(out / folder))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            if entry.name.endswith(BUNDLE_SUFFIX) and entry.is_file():
+                found.add(f"{folder}/{entry.name[:-len(BUNDLE_SUFFIX)]}")
+    return found
 
 
 @dataclass
@@ -209,10 +226,13 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
 
 
 def sign_page(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequence[Claim],
-              status: dict[str, ClaimStatus], conflicts: Sequence[Conflict]) -> bytes:
-    """The bundle of one page, from what its render produced."""
+              status: dict[str, ClaimStatus], conflicts: Sequence[Conflict],
+              claim_digests: dict[str, str] | None = None) -> bytes:
+    """The bundle of one page, from what its render produced (``claim_digests``: claim id →
+    sha256 of its JSON, when the caller has that JSON already)."""
     payload = page_statement_bytes(page_path, page_bytes, claims, status, conflicts, None,
-                                   plan.internal, plan.run_details, usage=plan.usage)
+                                   plan.internal, plan.run_details, claim_digests,
+                                   usage=plan.usage)
     return plan.signer.sign_bundle(payload, PAYLOAD_TYPE)
 
 
@@ -245,8 +265,10 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str]) -> None:
         remove_if_exists(out / bundle_name(eid))
 
     todo = (set(c.report.written) - set(signed)) | {eid for eid in pages if eid not in bundles}
-    todo |= {eid for eid in pages if eid in bundles and eid not in signed
-             and not (out / bundle_name(eid)).exists()}
+    if not plan.resign_all:  # (a full re-sign has every page in todo already)
+        on_disk = _bundles_on_disk(out, pages)
+        todo |= {eid for eid in pages if eid in bundles and eid not in signed
+                 and eid not in on_disk}
     todo &= set(pages)
     ordered = sorted(todo)
     if ordered:
@@ -274,7 +296,8 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str]) -> None:
     payload = index_statement_bytes(files, len(pages), build.run_details().builder,
                                     build.invocation_id, build.finished_on)
     write_atomic(out / ROOT_FILE, signer.sign_bundle(payload, PAYLOAD_TYPE))
-    save_leaves(out / ".folio" / LEAVES_FILE, Leaves(signer=identity, bundles=bundles))
+    if identity != plan.leaves.signer or bundles != plan.leaves.bundles:
+        save_leaves(out / ".folio" / LEAVES_FILE, Leaves(signer=identity, bundles=bundles))
     log.info("signed %d page DBOMs (%d while rendering) and the index root over %d files as %s",
              len(ordered) + len(signed), len(signed), len(files), json.dumps(identity))
 

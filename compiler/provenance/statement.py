@@ -208,6 +208,7 @@ def page_statement_doc(
     build: BuildContext | None,
     internal: Mapping[str, Any] | None = None,
     run_details: Mapping[str, Any] | None = None,
+    claim_digests: Mapping[str, str] | None = None,
     *,
     usage: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, Any]:
@@ -215,8 +216,10 @@ def page_statement_doc(
     its wire form. Plain dicts because the compile signs one per page: validating a model per
     claim cost more than the signature. :func:`page_statement` validates the same document
     against :class:`PageStatement`; a test checks both agree on every example page.
-    ``internal``/``run_details`` let a caller reuse the per-compile parts; ``usage`` (record
-    sha256 → LLM usage of its extraction) adds what the page's sources cost to extract."""
+    ``internal``/``run_details`` let a caller reuse the per-compile parts; ``claim_digests``
+    (claim id → :func:`claim_digest`) one that has each claim's JSON at hand already;
+    ``usage`` (record sha256 → LLM usage of its extraction) adds what the page's sources cost
+    to extract."""
     page = page_path.removesuffix(".md")
     overruled_by_winner: dict[str, list[dict[str, Any]]] = {}
     for conflict in conflicts:
@@ -243,7 +246,9 @@ def page_statement_doc(
                        "digest": {"sha256": s.sha256}, "annotations": ann}
 
     entries = [
-        {"id": c.id, "digest": {"sha256": claim_digest(c)}, "attribute": c.attribute,
+        {"id": c.id,
+         "digest": {"sha256": claim_digests[c.id] if claim_digests else claim_digest(c)},
+         "attribute": c.attribute,
          "kind": c.kind, "status": status.get(c.id, "winner"), "rule": c.authority.rule,
          "rank": c.authority.rank, "supporting_sources": [c.source.label],
          "overruled_sources": overruled_by_winner.get(c.id, [])}

@@ -54,6 +54,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+# measure the compiler of this checkout, not whichever one pip installed in editable mode
+sys.path.insert(0, str(REPO))
 ACME = REPO / "examples" / "acme"
 TODAY = "2026-11-20"  # fixed, so every compile of a run logs the same day
 TENANT = "acme"

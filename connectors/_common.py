@@ -6,7 +6,7 @@ Kept private to the connectors package: the public surface is each connector's `
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -92,6 +92,25 @@ def build(
         return RecordError(
             path=path, record=label, message=f"unreadable record ({type(exc).__name__}: {exc})"
         )
+
+
+def record_label(obj: Any, pointer: str, fallback: str) -> str:
+    """How an error names a record: its id, else where it sits in the file."""
+    if isinstance(obj, dict) and obj.get("id") not in (None, ""):
+        return str(obj["id"])
+    return pointer or fallback
+
+
+def build_each(
+    path: str, items: Iterable[tuple[str, Any]], fallback: str,
+    make: Callable[[Any, str], SourceRecord | None],
+) -> Iterator[SourceRecord | RecordError]:
+    """:func:`build` over a payload's (pointer, object) pairs, each failure its own error."""
+    for pointer, obj in items:
+        result = build(path, record_label(obj, pointer, fallback),
+                       lambda obj=obj, pointer=pointer: make(obj, pointer))
+        if result is not None:
+            yield result
 
 
 def sorted_unique(values: Iterable[Any]) -> tuple[str, ...]:

@@ -13,12 +13,11 @@ the source's ``default_acl``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 from typing import Any, ClassVar
 
 from compiler.models import ACL, Reference, SourceRecord
 
-from ._common import FieldError, as_dict, as_list, build, decode_json, origin, sorted_unique
+from ._common import FieldError, as_dict, as_list, build_each, decode_json, origin, sorted_unique
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 from .xhtml import storage_to_text
@@ -56,17 +55,8 @@ class ConfluenceConnector:
                 path=path, message="not a Confluence content list ({'results': [...]}) or content object"
             )
             return
-        for pointer, item in items:
-            label = _label(item, pointer)
-            result = build(path, label, partial(_record, item, pointer, base, path, source, tenant))
-            if result is not None:
-                yield result
-
-
-def _label(item: Any, pointer: str) -> str:
-    if isinstance(item, dict) and item.get("id") not in (None, ""):
-        return str(item["id"])
-    return pointer or "content"
+        yield from build_each(path, items, "content",
+                              lambda item, pointer: _record(item, pointer, base, path, source, tenant))
 
 
 def _record(

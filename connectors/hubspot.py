@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, ClassVar
 
 from compiler.models import Reference, Scalar, SourceRecord
 
-from ._common import FieldError, as_dict, build, decode_json, origin
+from ._common import FieldError, as_dict, build_each, decode_json, origin
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 
@@ -101,17 +100,8 @@ class HubSpotConnector:
                 "cannot tell the HubSpot object type: set options.object_type or name the file or "
                 f"folder after it ({', '.join(OBJECT_TYPES)})"))
             return
-        for pointer, obj in items:
-            label = _label(obj, pointer)
-            result = build(path, label, partial(_record, obj, object_type, pointer, path, source, tenant))
-            if result is not None:
-                yield result
-
-
-def _label(obj: Any, pointer: str) -> str:
-    if isinstance(obj, dict) and obj.get("id") not in (None, ""):
-        return str(obj["id"])
-    return pointer or "object"
+        yield from build_each(path, items, "object", lambda obj, pointer: _record(
+            obj, object_type, pointer, path, source, tenant))
 
 
 def _record(

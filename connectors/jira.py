@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 from compiler.slug import slugify
 
-from ._common import FieldError, as_dict, as_list, build, decode_json, origin, sorted_unique
+from ._common import FieldError, as_dict, as_list, build_each, decode_json, origin, sorted_unique
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 
@@ -51,21 +50,12 @@ class JiraConnector:
             return
         # Operator-configured names win over the export's: they are how the wiki should say it.
         names = {**_str_map(as_dict(doc).get("names")), **_str_map(source.options.get("custom_field_names"))}
-        for pointer, issue in items:
-            label = _label(issue, pointer)
-            result = build(path, label, partial(_record, issue, pointer, names, path, source, tenant))
-            if result is not None:
-                yield result
+        yield from build_each(path, items, "issue",
+                              lambda issue, pointer: _record(issue, pointer, names, path, source, tenant))
 
 
 def _str_map(value: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in as_dict(value).items() if v is not None}
-
-
-def _label(issue: Any, pointer: str) -> str:
-    if isinstance(issue, dict) and issue.get("id") not in (None, ""):
-        return str(issue["id"])
-    return pointer or "issue"
 
 
 def _record(

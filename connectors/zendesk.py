@@ -23,12 +23,11 @@ directory can grant a customer's people their organization's tickets and nothing
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 from typing import Any, ClassVar
 
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 
-from ._common import FieldError, as_dict, as_list, build, decode_json, origin, sorted_unique
+from ._common import FieldError, as_dict, as_list, build_each, decode_json, origin, sorted_unique
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 
@@ -57,23 +56,14 @@ class ZendeskConnector:
             return
         orgs = {**organization_names(doc), **{str(k): str(v) for k, v in
                                               as_dict(source.options.get("organization_names")).items()}}
-        for pointer, ticket in items:
-            label = _label(ticket, pointer)
-            result = build(path, label, partial(_record, ticket, pointer, orgs, path, source, tenant))
-            if result is not None:
-                yield result
+        yield from build_each(path, items, "ticket", lambda ticket, pointer: _record(
+            ticket, pointer, orgs, path, source, tenant))
 
 
 def organization_names(doc: Any) -> dict[str, str]:
     """Organization id → name from a sideloaded ``organizations`` list."""
     return {str(o["id"]): str(o["name"]) for o in map(as_dict, as_list(as_dict(doc).get("organizations")))
             if o.get("id") is not None and o.get("name")}
-
-
-def _label(ticket: Any, pointer: str) -> str:
-    if isinstance(ticket, dict) and ticket.get("id") not in (None, ""):
-        return str(ticket["id"])
-    return pointer
 
 
 def _record(

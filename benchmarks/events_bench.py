@@ -1,6 +1,6 @@
 """End-to-end event throughput and event→page latency through a real Kafka-protocol broker.
 
-    python3 benchmarks/events_bench.py [--events 10000] [--broker tansu|noida]
+    python3 benchmarks/events_bench.py [--events 10000] [--broker tansu|noida] [--rate 500]
 
 Generates a realistic corpus with ``compile_bench.generate`` (Confluence, Jira, Salesforce in
 their real payload shapes), parses it into records, and then:
@@ -10,7 +10,8 @@ their real payload shapes), parses it into records, and then:
 2. burst: publishes ``--events`` change events at once (edits of those records, so every event
    changes a page) and measures, with the consumer already joined and caught up,
    events/s = events / (last commit - first publish) and, per event, the time from its
-   ``ce_time`` to the commit of the batch that compiled it (p50/p95).
+   ``ce_time`` to the commit of the batch that compiled it (p50/p95). With ``--rate`` the
+   events are paced at that many per second instead: the latency of a steady load.
 
 Offline extraction backend; one consumer; Kafka settings as a site would use them.
 """
@@ -65,14 +66,21 @@ def edited(r: SourceRecord, rev: int) -> SourceRecord:
 
 
 def publish_burst(bootstrap: str, tenant_topics: tuple[str, str], burst: list[SourceRecord],
-                  out: "multiprocessing.Queue[float]") -> None:
-    """In its own process: the producer's CPU must not steal the consumer's GIL."""
+                  out: "multiprocessing.Queue[float]", rate: float = 0.0) -> None:
+    """In its own process: the producer's CPU must not steal the consumer's GIL. ``rate`` > 0
+    paces the events (per second, in 100 ms slices; each event's time is when it is sent),
+    so latency reflects a steady load instead of a queue of the whole burst."""
     bus = KafkaBus(EventSettings(kafka_bootstrap=bootstrap), Topics(*tenant_topics))
-    by_system: dict[str, list[SourceRecord]] = {}
-    for r in burst:
-        by_system.setdefault(r.system, []).append(r)
-    for system, recs in by_system.items():
-        bus.publish(system, [m for r in recs for m in encode(record_event(r, "u"))])
+    step = max(1, round(rate / 10)) if rate > 0 else len(burst)
+    start = time.monotonic()
+    for i in range(0, len(burst), step):
+        if rate > 0:
+            time.sleep(max(0.0, start + i / rate - time.monotonic()))
+        by_system: dict[str, list[SourceRecord]] = {}
+        for r in burst[i:i + step]:
+            by_system.setdefault(r.system, []).append(r)
+        for system, recs in by_system.items():
+            bus.publish(system, [m for r in recs for m in encode(record_event(r, "u"))])
     bus.close()
     out.put(time.time())
 
@@ -101,6 +109,8 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=10_000)
     ap.add_argument("--broker", choices=("tansu", "noida"), default="tansu")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--rate", type=float, default=0.0,
+                    help="publish at this many events/s (default: the whole burst at once)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="folio-events-bench-") as tmp:
@@ -134,7 +144,7 @@ def main() -> None:
             print(f"snapshot: {len(records):,} events → {len(list(wiki.rglob('*.md'))):,} pages in "
                   f"{t1 - t0:.1f}s ({len(records) / (t1 - t0):,.0f} events/s)")
 
-            # the burst: N edits, cycling through the records, all published at once
+            # the burst: N edits, cycling through the records, all at once (or paced: --rate)
             burst = [edited(records[i % len(records)], 1 + i // len(records)) for i in range(args.events)]
             lat: list[float] = []
             done = threading.Event()
@@ -148,7 +158,8 @@ def main() -> None:
             th = threading.Thread(target=run_consumer)
             q: multiprocessing.Queue[float] = multiprocessing.Queue()
             pub = multiprocessing.get_context("fork").Process(
-                target=publish_burst, args=(broker.bootstrap, (bus.topics.prefix, bus.topics.tenant), burst, q))
+                target=publish_burst,
+                args=(broker.bootstrap, (bus.topics.prefix, bus.topics.tenant), burst, q, args.rate))
             t_start = time.time()
             pub.start()
             th.start()
@@ -164,7 +175,8 @@ def main() -> None:
             for r in reports:
                 print(f"  batch {r.events:>6} events {r.keys:>6} keys: apply {r.apply_seconds:.2f}s "
                       f"compile {r.compile_seconds:.2f}s total {r.seconds:.2f}s")
-            print(f"burst: {args.events:,} change events published in {t_published - t_start:.2f}s, "
+            paced = f" at {args.rate:,.0f}/s" if args.rate > 0 else ""
+            print(f"burst: {args.events:,} change events published{paced} in {t_published - t_start:.2f}s, "
                   f"compiled and committed in {secs:.2f}s over {len(reports)} batches "
                   f"({pages_written:,} page writes)")
             print(f"end-to-end: {args.events / secs:,.0f} events/s; event→page latency "

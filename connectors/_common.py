@@ -53,6 +53,24 @@ def decode_json(path: str, data: bytes) -> Any | RecordError:
         return RecordError(path=path, message=f"invalid JSON: {exc}")
 
 
+def payload_items(
+    path: str, data: bytes, list_key: str,
+    single: Callable[[dict[str, Any]], tuple[str, Any] | None], expected: str,
+) -> tuple[dict[str, Any], list[tuple[str, Any]]] | RecordError:
+    """An export that is a list response (``{list_key: [...]}``) or one object (``single``
+    picks it out of the document): the document and its (pointer, object) pairs, or one
+    RecordError saying what the file should have been."""
+    doc = decode_json(path, data)
+    if isinstance(doc, RecordError):
+        return doc
+    if isinstance(doc, dict) and isinstance(doc.get(list_key), list):
+        return doc, [(f"{list_key}[{i}]", obj) for i, obj in enumerate(doc[list_key])]
+    one = single(doc) if isinstance(doc, dict) else None
+    if one is None:
+        return RecordError(path=path, message=f"not {expected}")
+    return doc, [one]
+
+
 def origin(path: str, pointer: str) -> str:
     return f"{path}#{pointer}" if pointer else path
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from compiler.models import ACL, Reference, SourceRecord
 
-from ._common import FieldError, as_dict, as_list, build_each, decode_json, origin, sorted_unique
+from ._common import FieldError, as_dict, as_list, build_each, origin, payload_items, sorted_unique
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 from .xhtml import storage_to_text
@@ -41,20 +41,15 @@ class ConfluenceConnector:
     def parse(
         self, path: str, data: bytes, source: SourceConfig, tenant: str
     ) -> Iterator[SourceRecord | RecordError]:
-        doc = decode_json(path, data)
-        if isinstance(doc, RecordError):
-            yield doc
+        got = payload_items(path, data, "results",
+                            lambda d: ("", d) if "id" in d and "type" in d else None,
+                            "a Confluence content list ({'results': [...]}) or content object")
+        if isinstance(got, RecordError):
+            yield got
             return
-        if isinstance(doc, dict) and isinstance(doc.get("results"), list):
-            base = as_dict(doc.get("_links")).get("base")
-            items = [(f"results[{i}]", item) for i, item in enumerate(doc["results"])]
-        elif isinstance(doc, dict) and "id" in doc and "type" in doc:
-            base, items = None, [("", doc)]
-        else:
-            yield RecordError(
-                path=path, message="not a Confluence content list ({'results': [...]}) or content object"
-            )
-            return
+        doc, items = got
+        # a list response says where its links are relative to; a single object does not
+        base = as_dict(doc.get("_links")).get("base") if isinstance(doc.get("results"), list) else None
         yield from build_each(path, items, "content",
                               lambda item, pointer: _record(item, pointer, base, path, source, tenant))
 

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from compiler.models import Reference, Scalar, SourceRecord
 
-from ._common import FieldError, as_dict, build_each, decode_json, origin
+from ._common import FieldError, as_dict, build_each, origin, payload_items
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 
@@ -82,18 +82,13 @@ class HubSpotConnector:
     def parse(
         self, path: str, data: bytes, source: SourceConfig, tenant: str
     ) -> Iterator[SourceRecord | RecordError]:
-        doc = decode_json(path, data)
-        if isinstance(doc, RecordError):
-            yield doc
+        got = payload_items(path, data, "results",
+                            lambda d: ("", d) if "id" in d and "properties" in d else None,
+                            "a HubSpot CRM object list ({'results': [...]}) or object")
+        if isinstance(got, RecordError):
+            yield got
             return
-        if isinstance(doc, dict) and isinstance(doc.get("results"), list):
-            items = [(f"results[{i}]", o) for i, o in enumerate(doc["results"])]
-        elif isinstance(doc, dict) and "id" in doc and "properties" in doc:
-            items = [("", doc)]
-        else:
-            yield RecordError(path=path,
-                              message="not a HubSpot CRM object list ({'results': [...]}) or object")
-            return
+        _, items = got
         object_type = object_type_for(path, source)
         if object_type is None:
             yield RecordError(path=path, field="options.object_type", message=(

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 from compiler.slug import slugify
 
-from ._common import FieldError, as_dict, as_list, build_each, decode_json, origin, sorted_unique
+from ._common import FieldError, as_dict, as_list, build_each, origin, payload_items, sorted_unique
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 
@@ -37,19 +37,15 @@ class JiraConnector:
     def parse(
         self, path: str, data: bytes, source: SourceConfig, tenant: str
     ) -> Iterator[SourceRecord | RecordError]:
-        doc = decode_json(path, data)
-        if isinstance(doc, RecordError):
-            yield doc
+        got = payload_items(path, data, "issues",
+                            lambda d: ("", d) if "key" in d and "fields" in d else None,
+                            "a Jira search response ({'issues': [...]}) or issue")
+        if isinstance(got, RecordError):
+            yield got
             return
-        if isinstance(doc, dict) and isinstance(doc.get("issues"), list):
-            items = [(f"issues[{i}]", issue) for i, issue in enumerate(doc["issues"])]
-        elif isinstance(doc, dict) and "key" in doc and "fields" in doc:
-            items = [("", doc)]
-        else:
-            yield RecordError(path=path, message="not a Jira search response ({'issues': [...]}) or issue")
-            return
+        doc, items = got
         # Operator-configured names win over the export's: they are how the wiki should say it.
-        names = {**_str_map(as_dict(doc).get("names")), **_str_map(source.options.get("custom_field_names"))}
+        names = {**_str_map(doc.get("names")), **_str_map(source.options.get("custom_field_names"))}
         yield from build_each(path, items, "issue",
                               lambda issue, pointer: _record(issue, pointer, names, path, source, tenant))
 

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 
-from ._common import FieldError, as_dict, as_list, build_each, decode_json, origin, sorted_unique
+from ._common import FieldError, as_dict, as_list, build_each, origin, payload_items, sorted_unique
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 
@@ -43,17 +43,13 @@ class ZendeskConnector:
     def parse(
         self, path: str, data: bytes, source: SourceConfig, tenant: str
     ) -> Iterator[SourceRecord | RecordError]:
-        doc = decode_json(path, data)
-        if isinstance(doc, RecordError):
-            yield doc
+        got = payload_items(path, data, "tickets",
+                            lambda d: ("ticket", d["ticket"]) if isinstance(d.get("ticket"), dict) else None,
+                            "a Zendesk ticket export ({'tickets': [...]}) or ticket")
+        if isinstance(got, RecordError):
+            yield got
             return
-        if isinstance(doc, dict) and isinstance(doc.get("tickets"), list):
-            items = [(f"tickets[{i}]", t) for i, t in enumerate(doc["tickets"])]
-        elif isinstance(doc, dict) and isinstance(doc.get("ticket"), dict):
-            items = [("ticket", doc["ticket"])]
-        else:
-            yield RecordError(path=path, message="not a Zendesk ticket export ({'tickets': [...]}) or ticket")
-            return
+        doc, items = got
         orgs = {**organization_names(doc), **{str(k): str(v) for k, v in
                                               as_dict(source.options.get("organization_names")).items()}}
         yield from build_each(path, items, "ticket", lambda ticket, pointer: _record(

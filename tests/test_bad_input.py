@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 import compiler.build as build
 from compiler.build import compile_wiki
+from compiler.provenance.reproducible import reproducible_files
 from compiler.cli import EXIT_REJECTED, app
 from conftest import ACME, TODAY, flat, strip_ansi
 
@@ -214,12 +215,6 @@ def test_missing_manifest_exits_1(runner: CliRunner, tmp_path: Path) -> None:
 
 # -- a crash mid-compile ---------------------------------------------------------------------
 
-def _wiki_files(root: Path) -> dict[str, bytes]:
-    from compiler.provenance.reproducible import reproducible_files
-
-    return reproducible_files(root)
-
-
 def _change(corpus: Path) -> None:
     prod = corpus / "confluence" / "prod.json"
     text = prod.read_text(encoding="utf-8")
@@ -266,7 +261,7 @@ def test_crash_mid_compile_leaves_a_consistent_wiki(acme_copy: Path, tmp_path: P
     clean = tmp_path / "clean"
     compile_wiki(acme_copy, clean, today=TODAY)
 
-    got, want = _wiki_files(wiki), _wiki_files(clean)
+    got, want = reproducible_files(wiki), reproducible_files(clean)
     assert sorted(got) == sorted(want)
     differing = [name for name in want if got[name] != want[name]]
     assert not differing, differing

@@ -95,6 +95,10 @@ class CompileReport:
     claims_rejected: int = 0
     rejected_by_reason: dict[str, int] = field(default_factory=dict)
     llm: dict[str, float | int] = field(default_factory=dict)
+    # record keys whose content changed (re-extracted) or that disappeared: what a site must
+    # ship to the central compile
+    changed_keys: list[str] = field(default_factory=list)
+    removed_keys: list[str] = field(default_factory=list)
 
     @property
     def rejected(self) -> int:
@@ -149,7 +153,7 @@ class _Compile:
         return self.policy.rule_named(rule).tiebreak
 
     # -- the whole compile ------------------------------------------------------------------
-    def run(self, full: bool) -> CompileReport:
+    def run(self, full: bool, extract_only: bool = False) -> CompileReport:
         t0 = time.perf_counter()
         st = self.state
         config = content_id(self.policy.digest, self.backend.digest, SCHEMA_VERSION, __version__,
@@ -169,6 +173,11 @@ class _Compile:
             changed, seen, decls = self._read(changed_files, reread, before)
             removed = set(before) - seen
             self.report.records_removed = len(removed)
+            self.report.changed_keys, self.report.removed_keys = changed, sorted(removed)
+            if extract_only:
+                self._finish_extract_only(removed, config)
+                self.report.seconds = time.perf_counter() - t0
+                return self.report
             decl_changed, name_keys = self._register(decls, removed)
 
             total = st.record_count()
@@ -207,6 +216,17 @@ class _Compile:
         remove_if_exists(self.pending_path)
         self.report.seconds = time.perf_counter() - t0
         return self.report
+
+    def _finish_extract_only(self, removed: set[str], config: str) -> None:
+        """A site's compile: records are read and extracted, nothing is linked or rendered
+        (the central compile does that for every site at once)."""
+        st = self.state
+        for key in removed:
+            st.drop_record(key)
+        self.report.records_seen = st.record_count()
+        st.set_meta("config", config)
+        st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
+        st.commit()
 
     # -- 1: scan ---------------------------------------------------------------------------
     def _scan(self) -> tuple[list[tuple], set[str]]:
@@ -584,8 +604,11 @@ def compile_wiki(
     full: bool = False,
     progress: Progress | None = None,
     today: str | None = None,
+    extract_only: bool = False,
 ) -> CompileReport:
-    """Compile the corpus at ``src`` into the wiki at ``out`` (incrementally if it exists)."""
+    """Compile the corpus at ``src`` into the wiki at ``out`` (incrementally if it exists).
+    ``extract_only``: stop once changed records are extracted into the state (a site's part
+    of a distributed compile, see ``compiler/claimset.py``); no page is written."""
     settings = settings or FolioSettings()
     today = today or datetime.now(UTC).date().isoformat()
     if not src.is_dir():
@@ -593,7 +616,8 @@ def compile_wiki(
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out / STATE_DIR):
         try:
-            return _Compile(src, out, settings, progress or Progress(), today).run(full)
+            return _Compile(src, out, settings, progress or Progress(), today).run(
+                full, extract_only)
         except ExtractionFailed as exc:  # model down or budget spent: already rolled back
             raise CompileError(str(exc)) from exc
 

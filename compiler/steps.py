@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from connectors.base import RecordError
+from connectors.base import ExtractedRecord, RecordError
 from connectors.loader import SourceConfig
 from connectors.registry import get_connector
 
@@ -58,6 +58,9 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
         if isinstance(r, RecordError):
             out.append(r)
             continue
+        if isinstance(r, ExtractedRecord):
+            out.append(_extracted_row(r, rel))
+            continue
         tier = policy.freshness_tier(r)
         out.append(RecordRow(
             key=r.key, id=r.id, sha256=r.sha256, version=r.version,
@@ -70,6 +73,19 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
                              if backend and stored.get(r.key) != r.sha256 else None),
         ))
     return out
+
+
+def _extracted_row(x: ExtractedRecord, rel: str) -> RecordRow:
+    """A record another site extracted: its digest and claims come with it, unrecomputed."""
+    r, policy = x.record, CONTEXT["policy"]
+    tier = policy.freshness_tier(r)
+    return RecordRow(
+        key=r.key, id=r.id, sha256=x.sha256, version=r.version, file=rel,
+        declaration=declaration_for(r, policy.authority(r).rank),
+        record_json=r.model_dump_json(exclude={"key", "sha256"}),
+        fts_text=x.search_text, tier=tier.name, max_age_days=tier.max_age_days,
+        extraction_json=x.extraction_json,
+    )
 
 
 class ClaimRow(NamedTuple):

@@ -76,3 +76,31 @@ class Connector(Protocol):
     def parse(
         self, path: str, data: bytes, source: SourceConfig, tenant: str
     ) -> Iterator[SourceRecord | RecordError]: ...
+
+
+class ExtractedRecord(BaseModel):
+    """A record some other compiler already extracted: a site's claim set read centrally.
+
+    ``record`` may lack its body and fields (raw text stays at the site), so its content digest
+    cannot be recomputed here: ``sha256`` is the one the site computed over the full record,
+    and ``extraction_json`` the site's raw claims. ``search_text`` is what the central compile
+    searches when a new entity name may be mentioned (the body, or only claim values)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: SourceRecord
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    extraction_json: str
+    search_text: str
+
+    @property
+    def key(self) -> str:
+        return self.record.key
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def version(self) -> str:
+        return self.record.version

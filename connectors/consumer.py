@@ -20,6 +20,7 @@ import ctypes
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Event
@@ -69,6 +70,7 @@ class SiteConsumer:
         self, subscription: Subscription, corpus: SiteCorpus, wiki: Path,
         settings: FolioSettings | None = None, *, claim_checks: ClaimCheckStore | None = None,
         today: str | None = None,
+        compile_fn: Callable[[FolioSettings], CompileReport] | None = None,
     ) -> None:
         self.sub = subscription
         self.corpus = corpus
@@ -76,6 +78,10 @@ class SiteConsumer:
         self.settings = settings or FolioSettings()
         self.claim_checks = claim_checks
         self.today = today
+        # what turns the updated corpus into durable output before offsets are committed: a
+        # wiki here; in a distributed site flow, a claim set shipped to the central store
+        self.compile_fn = compile_fn or (
+            lambda settings: compile_wiki(self.corpus.root, self.wiki, settings, today=self.today))
         corpus.ensure()
 
     def _collect(self, stop: Event | None, first_wait_s: float) -> list[Delivery]:
@@ -138,7 +144,7 @@ class SiteConsumer:
                 # starting worker processes costs seconds; a typical event batch changes far
                 # fewer records than that saves (the compile's own threshold counts every file)
                 settings = settings.model_copy(update={"workers": 1})
-            report.compile = compile_wiki(self.corpus.root, self.wiki, settings, today=self.today)
+            report.compile = self.compile_fn(settings)
         report.compile_seconds = time.monotonic() - t_compile
         if report.applied.changed or report.compile:
             # one filesystem flush for the whole batch (record files and pages) before the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .base import Connector
+from .claimset import ClaimSetConnector
 from .confluence import ConfluenceConnector
 from .hubspot import HubSpotConnector
 from .jira import JiraConnector
@@ -13,7 +14,8 @@ from .zendesk import ZendeskConnector
 
 CONNECTORS: dict[str, type[Connector]] = {
     c.system: c for c in (ConfluenceConnector, JiraConnector, SalesforceConnector, ZendeskConnector,
-                          HubSpotConnector, MarkdownConnector, RecordJsonConnector)
+                          HubSpotConnector, MarkdownConnector, RecordJsonConnector,
+                          ClaimSetConnector)
 }
 
 

@@ -34,8 +34,8 @@ app.add_typer(export_app, name="export")
 out = Console()
 err = Console(stderr=True)
 
-WikiOpt = Annotated[Path, typer.Option("--wiki", "-w", help="compiled wiki folder",
-                                       file_okay=False)]
+# a folder, or s3://bucket/prefix / file:///path synced into the cache (compiler/store/cli.py)
+from .store.cli import WikiOpt  # noqa: E402
 AsOpt = Annotated[Optional[str], typer.Option(
     "--as", help="answer as this principal (groups from the corpus directory.yaml); "
     "without it you are the operator and see everything")]
@@ -164,7 +164,7 @@ def compile_cmd(
 @app.command()
 def query(
     question: Annotated[str, typer.Argument(help="a question in plain words")],
-    wiki: WikiOpt = Path("wiki"),
+    wiki: WikiOpt = "wiki",
     who: AsOpt = None,
     groups: GroupOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable answer")] = False,
@@ -187,7 +187,9 @@ def query(
     else:
         out.print(result.text(), highlight=False, markup=False, soft_wrap=True)
         if record:
-            out.print(f"answer record: {record} (folio audit {record} --wiki {wiki})",
+            from .store.cli import shown
+
+            out.print(f"answer record: {record} (folio audit {record} --wiki {shown(wiki)})",
                       highlight=False, soft_wrap=True)
 
 
@@ -195,17 +197,21 @@ def _attest_answer(state, wiki: Path, result) -> str:  # noqa: ANN001 - lazily i
     from .provenance.answers import attest_answer
     from .provenance.signers import SigningError
 
+    from .store.cli import push_answer
+
     try:
-        return attest_answer(state, wiki, result, FolioSettings())
+        rid = attest_answer(state, wiki, result, FolioSettings())
     except SigningError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from exc
+    push_answer(wiki, rid)  # a published wiki: the record goes where `folio audit` finds it
+    return rid
 
 
 @app.command()
 def show(
     page: Annotated[str, typer.Argument(help="page name (account/globex), title or alias")],
-    wiki: WikiOpt = Path("wiki"),
+    wiki: WikiOpt = "wiki",
     who: AsOpt = None,
     groups: GroupOpt = None,
     raw: Annotated[bool, typer.Option("--raw", help="print the page markdown as is")] = False,
@@ -228,7 +234,7 @@ def show(
 
 @app.command()
 def lint(
-    wiki: WikiOpt = Path("wiki"),
+    wiki: WikiOpt = "wiki",
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable findings")] = False,
     now: Annotated[Optional[datetime], typer.Option(
         help="judge freshness as of this time (default: now)")] = None,
@@ -259,7 +265,7 @@ def lint(
 
 @export_app.command("claims")
 def export_claims_cmd(
-    wiki: WikiOpt = Path("wiki"),
+    wiki: WikiOpt = "wiki",
     fmt: Annotated[str, typer.Option("--format", help="jsonl (the only format)")] = "jsonl",
     who: AsOpt = None,
     groups: GroupOpt = None,
@@ -297,8 +303,10 @@ def schemas(
 
 def _register_provenance() -> None:
     from .provenance.commands import register
+    from .store.cli import register as register_store
 
     register(app)
+    register_store(app)
 
 
 _register_provenance()

@@ -12,6 +12,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from connectors.event_settings import EventSettings
 
 
+def default_cache_dir() -> Path:
+    """Where ``--wiki s3://…`` snapshots are materialised (one folder per store URL)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "folio"
+
+
 def default_key_path() -> Path:
     """Per-user, outside any wiki: a key that lived next to the pages could be replaced by
     whoever can replace the pages."""
@@ -105,3 +111,20 @@ class FolioSettings(BaseSettings):
     sigstore_issuer: str | None = Field(
         None, description="OIDC issuer `folio verify` accepts for keyless bundles"
     )
+
+    # -- central index store (docs/central-index.md) ------------------------------------------
+    s3_endpoint_url: str | None = Field(
+        None, description="S3 API endpoint for MinIO, Ceph RGW or a test server; default AWS")
+    s3_region: str | None = Field(None, description="S3 region (default: the AWS config chain)")
+    s3_addressing_style: Literal["auto", "path", "virtual"] = Field(
+        "auto", description="bucket addressing; auto = path-style when s3_endpoint_url is set")
+    s3_max_attempts: int = Field(
+        6, ge=1, le=20,
+        description="attempts per S3 request (botocore standard retries: 5xx, throttling, "
+        "connection errors) before a publish or sync fails")
+    s3_timeout_s: float = Field(30.0, gt=0, description="S3 connect and read timeout")
+    s3_concurrency: int = Field(8, ge=1, le=64, description="parallel uploads/downloads")
+    cache_dir: Path = Field(
+        default_factory=default_cache_dir,
+        description="local snapshots of published wikis read with --wiki s3://… (one folder "
+        "per store URL)")

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..settings import FolioSettings
+from ..store.cli import WikiOpt, pull_answer
 from .signers import LocalKeySigner, SigningError, public_key_path
 
 out = Console()
@@ -72,8 +73,7 @@ def _trust(key: Path | None):  # noqa: ANN202
 
 
 def verify_cmd(
-    wiki: Annotated[Path, typer.Option("--wiki", "-w", help="compiled wiki folder",
-                                       file_okay=False)] = Path("wiki"),
+    wiki: WikiOpt = "wiki",
     sources: Annotated[Optional[Path], typer.Option(
         "--sources", help="corpus folder: also report pages whose sources changed since the "
         "compile")] = None,
@@ -120,8 +120,7 @@ def verify_cmd(
 
 def audit_cmd(
     answer_id: Annotated[str, typer.Argument(help="id printed by `folio query --attest`")],
-    wiki: Annotated[Path, typer.Option("--wiki", "-w", help="compiled wiki folder",
-                                       file_okay=False)] = Path("wiki"),
+    wiki: WikiOpt = "wiki",
     sources: Annotated[Optional[Path], typer.Option(
         "--sources", help="corpus folder: compare cited sources with the corpus as it is now "
         "(default: with the wiki's last compile)")] = None,
@@ -142,6 +141,7 @@ def audit_cmd(
     except FileNotFoundError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc
+    pull_answer(wiki, answer_id)  # a published wiki: records live beside the generations
     try:
         report = audit(wiki, state, answer_id, _trust(key), sources)
     except (AuditError, VerifyError) as exc:

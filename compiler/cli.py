@@ -326,3 +326,7 @@ if __name__ == "__main__":
 from connectors.cli import register as _register_event_commands  # noqa: E402 - after app exists
 
 _register_event_commands(app)
+
+from pipelines.cli import register as _register_pipeline_commands  # noqa: E402
+
+_register_pipeline_commands(app)

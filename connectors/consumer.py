@@ -30,6 +30,7 @@ from compiler.models import SourceRecord
 from compiler.settings import FolioSettings
 
 from .bus.base import Delivery, Subscription
+from .event_settings import EventSettings
 from .events import ChangeEvent, ClaimCheckStore, EventError, Tombstone, decode
 from .site_corpus import ApplyResult, SiteCorpus
 
@@ -65,6 +66,26 @@ def _sync_folder(path: Path) -> None:
     os.sync()
 
 
+def collect_batch(sub: Subscription, ev: EventSettings, stop: Event | None,
+                  first_wait_s: float) -> list[Delivery]:
+    """One debounced batch: poll until the bus has been quiet for ``debounce_ms``, the batch is
+    full, or it has been open ``max_batch_wait_ms``."""
+    batch = sub.poll(first_wait_s, ev.max_batch)
+    if not batch:
+        return batch
+    started = time.monotonic()
+    quiet = ev.debounce_ms / 1000
+    while len(batch) < ev.max_batch and not (stop and stop.is_set()):
+        left = ev.max_batch_wait_ms / 1000 - (time.monotonic() - started)
+        if left <= 0:
+            break
+        more = sub.poll(min(quiet, left), ev.max_batch - len(batch))
+        if not more:
+            break
+        batch.extend(more)
+    return batch
+
+
 class SiteConsumer:
     def __init__(
         self, subscription: Subscription, corpus: SiteCorpus, wiki: Path,
@@ -85,21 +106,7 @@ class SiteConsumer:
         corpus.ensure()
 
     def _collect(self, stop: Event | None, first_wait_s: float) -> list[Delivery]:
-        ev = self.settings.events
-        batch = self.sub.poll(first_wait_s, ev.max_batch)
-        if not batch:
-            return batch
-        started = time.monotonic()
-        quiet = ev.debounce_ms / 1000
-        while len(batch) < ev.max_batch and not (stop and stop.is_set()):
-            left = ev.max_batch_wait_ms / 1000 - (time.monotonic() - started)
-            if left <= 0:
-                break
-            more = self.sub.poll(min(quiet, left), ev.max_batch - len(batch))
-            if not more:
-                break
-            batch.extend(more)
-        return batch
+        return collect_batch(self.sub, self.settings.events, stop, first_wait_s)
 
     def run_once(self, stop: Event | None = None, wait_s: float = 1.0) -> BatchReport | None:
         """Process one batch; None when nothing arrived within ``wait_s``."""

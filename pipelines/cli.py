@@ -107,5 +107,56 @@ def run_cmd(config: ConfigOpt) -> None:
     _print(_run(compile_all, str(config)))
 
 
+@pipeline_app.command("deployments")
+def deployments_cmd(
+    config: ConfigOpt,
+    mounted_at: Annotated[str, typer.Option(
+        help="where the sites file is mounted inside flow-run containers")] = "/etc/folio/folio-sites.yaml",
+    image: Annotated[Optional[str], typer.Option(help="container image of the flow runs")] = None,
+) -> None:
+    """Print a prefect.yaml: a deployment per site (its own work pool, service account and
+    schedule, never two runs at once) plus the central aggregation and freshness checks."""
+    import yaml
+
+    from .deployments import prefect_yaml
+    from .topology import load_topology
+
+    topo = _run(load_topology, config)
+    print(yaml.safe_dump(prefect_yaml(topo, mounted_at, image=image), sort_keys=False), end="")
+
+
+@pipeline_app.command("bridge")
+def bridge_cmd(
+    config: ConfigOpt,
+    site: Annotated[str, typer.Option("--site", help="whose change events trigger its compile")],
+) -> None:
+    """Watch a site's change-event topics and trigger its site-compile deployment (debounced,
+    one idempotent run per batch). Needs FOLIO_EVENTS_KAFKA_BOOTSTRAP and PREFECT_API_URL."""
+    import logging
+
+    from compiler.settings import FolioSettings
+    from connectors.cli import _stop_on_signals
+    from connectors.wiring import make_bus
+
+    from .bridge import Bridge
+    from .topology import load_topology
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = FolioSettings()
+    if not settings.events.kafka_bootstrap:
+        err.print("[red]error:[/red] set FOLIO_EVENTS_KAFKA_BOOTSTRAP: the bridge reads Kafka")
+        raise typer.Exit(1)
+    topo = _run(load_topology, config)
+    s = _run(topo.site, site)
+    bus = make_bus(settings, topo.tenant)
+    sub = bus.subscribe(site, list(s.systems), group=f"folio-bridge-{site}")
+    try:
+        with _stop_on_signals() as stop:
+            Bridge(sub, site, str(config.resolve()), settings).run(stop)
+    finally:
+        sub.close()
+        bus.close()
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(pipeline_app, name="pipeline")

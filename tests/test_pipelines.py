@@ -206,3 +206,45 @@ def test_sites_file_errors_name_the_field(tmp_path: Path):
         {"name": "a", "corpus": "x", "workdir": "y"}, {"name": "a", "corpus": "x", "workdir": "z"}]}))
     with pytest.raises(TopologyError, match="unique"):
         load_topology(bad)
+
+
+def test_bridge_triggers_one_idempotent_run_per_debounced_batch(prefect_harness, tmp_path: Path):
+    from prefect.client.orchestration import get_client
+
+    from compiler.settings import FolioSettings
+    from connectors.bus.base import Topics
+    from connectors.bus.memory import InProcessBus
+    from connectors.events import encode, record_event
+    from eventdata import ticket
+    from pipelines.bridge import Bridge, prefect_trigger
+    from pipelines.flows import site_compile
+
+    with get_client(sync_client=True) as client:
+        flow_id = client.create_flow(site_compile)
+        deployment_id = client.create_deployment(
+            flow_id=flow_id, name="emea", entrypoint="pipelines/flows.py:site_compile")
+
+    bus = InProcessBus(Topics("folio", "acme"))
+    site_sub = bus.subscribe("emea", ["jira"])
+    bridge_sub = bus.subscribe("emea", ["jira"], group="folio-bridge-emea")
+    settings = FolioSettings(events={"debounce_ms": 50, "max_batch_wait_ms": 500})
+    # a storm: five edits of two tickets
+    for rev in range(1, 6):
+        bus.publish("jira", encode(record_event(ticket("acme", 1, rev), "u"))
+                    + encode(record_event(ticket("acme", 2, rev), "u")))
+    bridge = Bridge(bridge_sub, "emea", str(tmp_path / "folio-sites.yaml"), settings)
+    fired = bridge.run_once(wait_s=1.0)
+    assert fired is not None and fired.events == 10
+    assert bridge.run_once(wait_s=0.2) is None  # one run for the whole storm
+
+    with get_client(sync_client=True) as client:
+        run = client.read_flow_run(fired.flow_run_id)
+    assert str(run.deployment_id) == str(deployment_id)
+    assert run.parameters == {"config": str(tmp_path / "folio-sites.yaml"), "site": "emea",
+                              "drain": True}
+    assert run.idempotency_key == fired.idempotency_key
+    # a bridge that crashed before committing re-sends the same key: the same run comes back
+    again = prefect_trigger("site-compile/emea", run.parameters, fired.idempotency_key)
+    assert again == fired.flow_run_id
+    # the bridge's group took nothing from the site's own group
+    assert len(site_sub.poll(1.0, 100)) == 10

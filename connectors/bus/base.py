@@ -80,7 +80,12 @@ class EventBus(Protocol):
         """Returns once every message is acknowledged; raises :class:`PublishError` otherwise."""
         ...
 
-    def subscribe(self, site: str, systems: Sequence[str]) -> Subscription: ...
+    def subscribe(self, site: str, systems: Sequence[str], group: str | None = None
+                  ) -> Subscription:
+        """``group``: the consumer group (default ``folio-site-<site>``); each group sees every
+        event once, so the event bridge reads the same topics as the site without stealing
+        its events."""
+        ...
 
     def close(self) -> None: ...
 

@@ -130,11 +130,12 @@ class KafkaBus:
 
     # -- consuming ------------------------------------------------------------------------
 
-    def subscribe(self, site: str, systems: Sequence[str]) -> "KafkaSubscription":
+    def subscribe(self, site: str, systems: Sequence[str], group: str | None = None
+                  ) -> "KafkaSubscription":
         self.ensure_topics(systems)
         s = self.settings
         consumer = KafkaConsumer(
-            **self._cfg, group_id=f"folio-site-{site}", enable_auto_commit=False,
+            **self._cfg, group_id=group or f"folio-site-{site}", enable_auto_commit=False,
             auto_offset_reset="earliest", session_timeout_ms=s.session_timeout_ms,
             heartbeat_interval_ms=max(300, s.session_timeout_ms // 6),
             max_poll_interval_ms=s.max_poll_interval_ms,

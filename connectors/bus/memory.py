@@ -54,9 +54,10 @@ class InProcessBus:
         with self._cond:
             return [m for part in self._log(topic) for m, _ in part]
 
-    def subscribe(self, site: str, systems: Sequence[str]) -> "InProcessSubscription":
+    def subscribe(self, site: str, systems: Sequence[str], group: str | None = None
+                  ) -> "InProcessSubscription":
         self.ensure_topics(systems)
-        return InProcessSubscription(self, f"folio-site-{site}", [self.topics.state(s) for s in systems])
+        return InProcessSubscription(self, group or f"folio-site-{site}", [self.topics.state(s) for s in systems])
 
     def close(self) -> None:
         pass

@@ -31,6 +31,8 @@ def _quiet_prefect() -> None:
     # analytics would try the network; logs to the console would bury the summary
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    # the first start migrates a fresh database: slow on a busy machine
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
 def _print(result: dict) -> None:

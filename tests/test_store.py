@@ -401,3 +401,26 @@ def test_store_url_errors_are_clear() -> None:
     assert code == 1 and "unsupported store URL" in text
     code, text = _run("verify", "--wiki", "s3:///nobucket")
     assert code == 1 and "no bucket" in text
+
+
+def test_interrupted_sync_is_not_trusted(s3env: MotoServer, two_wikis: tuple[Path, Path]) -> None:
+    """A sync that stops half-way (here: a bad blob) leaves no marker, so the next one re-checks
+    every file rather than taking the half-updated cache for generation 2."""
+    from compiler.store import BlobCorrupt
+    from compiler.store.materialize import MARKER, cache_folder
+
+    a, b = two_wikis
+    url = f"s3://{new_bucket(s3env)}/acme"
+    store = open_store(url)
+    publish_wiki(a, store)
+    wiki, _ = materialize(store)
+    publish_wiki(b, store)
+    digest = _local_digests(b)["process/returns-handling.md"]
+    good = store.get(blob_key(digest))
+    store.put(blob_key(digest), good + b"tampered")
+    with pytest.raises(BlobCorrupt, match="process/returns-handling.md"):
+        materialize(store)
+    assert not (cache_folder(store, FolioSettings()) / MARKER).exists()
+    store.put(blob_key(digest), good)
+    _, synced = materialize(store)
+    assert synced.generation == 2 and _local_digests(wiki) == _local_digests(b)

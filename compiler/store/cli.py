@@ -125,12 +125,14 @@ def publish_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
-    """Publish a compiled wiki to the central index: content-addressed blobs (only those the
-    store lacks), a tree naming them, then HEAD, replaced conditionally so a concurrent
-    publish is refused instead of lost. Signing keys and the LLM cache are never published.
+    """Publish a compiled wiki to the central index (docs/central-index.md).
 
-    Exit codes: 0 published (or already current); 1 failed (HEAD unchanged; rerun to
-    continue); 4 another publish moved HEAD first (rerun on top of it)."""
+    Uploads content-addressed blobs the store lacks, a tree naming them, then HEAD, replaced
+    conditionally so a concurrent publish is refused instead of lost. Signing keys and the
+    LLM cache are never published.
+
+    Exit codes: 0 published (or already current); 1 failed, HEAD unchanged (rerun to
+    finish); 4 another publish moved HEAD first (rerun to publish on top of it)."""
     from .publish import publish_wiki
 
     settings = FolioSettings()
@@ -162,5 +164,10 @@ def publish_cmd(
     out.print(t)
 
 
+def _reflow(doc: str) -> str:
+    """typer's rich help keeps a docstring's line breaks: rejoin each paragraph."""
+    return "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n"))
+
+
 def register(app: typer.Typer) -> None:
-    app.command("publish")(publish_cmd)
+    app.command("publish", help=_reflow(publish_cmd.__doc__ or ""))(publish_cmd)

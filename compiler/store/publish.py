@@ -209,6 +209,13 @@ def commit(store: Store, staged: Staged) -> PublishReport:
     unchanged = staged.base_tree == head.tree
     if not unchanged:
         store.put_if(HEAD_KEY, head.to_bytes(), staged.base_etag)
+    else:
+        # nothing to write, but the caller is told its tree is current: only true if no other
+        # publish moved HEAD since stage() read it
+        now = store.get_versioned(HEAD_KEY)
+        if now is None or now.etag != staged.base_etag:
+            raise LostUpdate(f"{store.url}/{HEAD_KEY} changed since it was read (expected "
+                             f"{staged.base_etag}, found {now.etag if now else 'none'})")
     return PublishReport(
         store=store.url, generation=head.generation - 1 if unchanged else head.generation,
         tree=head.tree, root_sha256=head.root_sha256, unchanged=unchanged, files=head.files,

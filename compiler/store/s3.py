@@ -35,7 +35,7 @@ class S3Store:
         if style == "auto" and settings.s3_endpoint_url:
             style = "path"  # MinIO, Ceph and moto serve path-style by default
         config = Config(
-            retries={"mode": "standard", "max_attempts": settings.s3_max_attempts},
+            retries={"mode": "standard", "total_max_attempts": settings.s3_max_attempts},
             connect_timeout=settings.s3_timeout_s, read_timeout=settings.s3_timeout_s,
             s3={"addressing_style": style},
             max_pool_connections=max(10, settings.s3_concurrency),

@@ -29,7 +29,7 @@ class StoreLocation(BaseModel):
 
 def is_remote(value: str) -> bool:
     """A ``--wiki`` value that names a published store rather than a wiki folder."""
-    return value.startswith(("s3://", "file://"))
+    return "://" in value  # s3://, file:// and anything unsupported (refused by the parser)
 
 
 def parse_store_url(value: str) -> StoreLocation:
@@ -55,7 +55,10 @@ def parse_store_url(value: str) -> StoreLocation:
 def open_store(value: str | StoreLocation, settings: FolioSettings | None = None) -> Store:
     loc = value if isinstance(value, StoreLocation) else parse_store_url(value)
     if loc.kind == "s3":
-        from .s3 import S3Store  # boto3 is an optional extra
+        try:
+            from .s3 import S3Store  # boto3 is an optional extra
+        except ImportError as exc:
+            raise StoreError(f"{loc.url}: S3 stores need boto3 (pip install 'folio[s3]')") from exc
 
         return S3Store(loc.bucket, loc.prefix, settings or FolioSettings())
     from .local import LocalStore

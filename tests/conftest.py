@@ -82,3 +82,29 @@ def noida(tmp_path: Path):
     broker = Broker("noida", data_dir=tmp_path / "noida-data").start()
     yield broker
     broker.stop()
+
+
+# -- a real S3 API: moto's standalone server (tests/s3.py) ---------------------------------------
+@pytest.fixture(scope="session")
+def moto():  # type: ignore[no-untyped-def]
+    from s3 import MotoServer, set_credentials
+
+    old = set_credentials()
+    server = MotoServer().start()
+    yield server
+    server.stop()
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture
+def s3env(moto, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Every store URL in the test goes to moto; each test has its own cache folder."""
+    monkeypatch.setenv("FOLIO_S3_ENDPOINT_URL", moto.url)
+    monkeypatch.setenv("FOLIO_CACHE_DIR", str(tmp_path / "cache"))
+    return moto
+
+

@@ -248,3 +248,29 @@ def test_bridge_triggers_one_idempotent_run_per_debounced_batch(prefect_harness,
     assert again == fired.flow_run_id
     # the bridge's group took nothing from the site's own group
     assert len(site_sub.poll(1.0, 100)) == 10
+
+
+def test_two_sites_through_s3(prefect_harness, s3env, tmp_path: Path):
+    """The same flows against a real S3 API: claim sets and the central index in one bucket."""
+    import boto3
+    from typer.testing import CliRunner
+
+    from compiler.cli import app
+    from pipelines.flows import aggregate, compile_all, site_compile
+
+    bucket = "folio-pipelines"
+    boto3.client("s3", endpoint_url=s3env.url, region_name="us-east-1").create_bucket(Bucket=bucket)
+    url = f"s3://{bucket}/acme"
+    config = make_topology(tmp_path, store=url)
+    result = compile_all(str(config), today=TODAY)
+    assert result["aggregate"]["publish"]["generation"] == 1
+    keys = {o["Key"] for o in boto3.client("s3", endpoint_url=s3env.url, region_name="us-east-1")
+            .list_objects_v2(Bucket=bucket, Prefix="acme/sites/")["Contents"]}
+    assert "acme/sites/emea/claimset.json" in keys and "acme/sites/us/claimset.json" in keys
+    ok = CliRunner().invoke(app, ["verify", "--wiki", url])
+    assert ok.exit_code == 0, ok.output
+    # a rerun with nothing changed ships nothing and rewrites no page
+    assert site_compile(str(config), "us")["uploaded"] == 0
+    again = aggregate(str(config), today=TODAY)
+    assert again["gather"]["downloaded"] == 0
+    assert again["compile"]["pages_written"] == 0 and again["compile"]["extracted"] == 0

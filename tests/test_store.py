@@ -32,27 +32,6 @@ QUESTION = "What is the return window for Enterprise customers?"
 PAGE = "policy/return-policy.md"
 
 
-@pytest.fixture(scope="session")
-def moto() -> MotoServer:
-    old = set_credentials()
-    server = MotoServer().start()
-    yield server
-    server.stop()
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-
-
-@pytest.fixture
-def s3env(moto: MotoServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MotoServer:
-    """Every store URL in the test goes to moto; each test has its own cache folder."""
-    monkeypatch.setenv("FOLIO_S3_ENDPOINT_URL", moto.url)
-    monkeypatch.setenv("FOLIO_CACHE_DIR", str(tmp_path / "cache"))
-    return moto
-
-
 def new_bucket(moto: MotoServer) -> str:
     name = f"folio-{uuid.uuid4().hex[:12]}"
     _client(moto).create_bucket(Bucket=name)

@@ -69,7 +69,10 @@ def update_root(st: State, out: Path, signer: Signer, build: BuildContext, pages
             continue
         data = bucket_bytes(bucket, files)
         sha = sha256_hex(data)
-        if stored.get(name) != (sha, len(files)) or bucket not in on_disk:
+        # the file is compared too: a compile that crashed before its state committed may
+        # have left a bucket the rolled-back ledger does not describe
+        if (stored.get(name) != (sha, len(files)) or bucket not in on_disk
+                or sha256_hex((out / name).read_bytes()) != sha):
             write_atomic(out / name, data)
             ledger.put_subject(st, name, sha, len(files))
             res.buckets_written += 1

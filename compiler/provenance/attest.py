@@ -23,7 +23,6 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -32,6 +31,7 @@ from ..canonical import sha256_hex
 from ..models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict
 from ..settings import FolioSettings
 from . import ledger
+from .bundle_watch import forget_folders, missing_bundles, remember_folders
 from .index_root import BUNDLE_SUFFIX, bucket_of, bundle_name
 from .root_update import update_root
 from .signers import LocalKeySigner, Signer, SigningError, SigstoreSigner
@@ -87,22 +87,6 @@ def _statuses_and_conflicts(
     for subject, js in rows:
         conflicts.setdefault(subject, []).append(Conflict.model_validate_json(js))
     return status, conflicts
-
-
-def _bundles_on_disk(out: Path, pages: Iterable[str]) -> set[str]:
-    """Pages whose bundle file exists, from one listing per page folder: a deleted bundle is
-    restored by the next compile, and a stat per page made every incremental compile of a
-    100k-page wiki pay ~100k system calls."""
-    found: set[str] = set()
-    for folder in sorted({eid.partition("/")[0] for eid in pages}):
-        try:
-            entries = list(os.scandir(out / folder))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for entry in entries:
-            if entry.name.endswith(BUNDLE_SUFFIX) and entry.is_file():
-                found.add(f"{folder}/{entry.name[:-len(BUNDLE_SUFFIX)]}")
-    return found
 
 
 @dataclass
@@ -245,6 +229,7 @@ def attest_compile(c: _Compile, plan: SigningPlan | None, signed: dict[str, str]
         if ledger.signer(c.state) is not None:
             # pages change unsigned from here on: the next signed compile re-signs them all
             ledger.reset(c.state, None)
+            forget_folders(c.state)
         return
     try:
         _attest(c, plan, signed, aggregates)
@@ -262,9 +247,12 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
 
     if plan.resign_all:
         ledger.reset(st, signer.identity)
-        todo = set(st.page_ids()) - set(signed)
+        forget_folders(st)
+        all_pages = set(st.page_ids())
+        todo = all_pages - set(signed)
     else:
-        todo = (set(c.report.written) - set(signed)) | _missing_bundles(st, out)
+        all_pages = set()
+        todo = (set(c.report.written) - set(signed)) | missing_bundles(st, out)
     pages = ledger.pages_of(st, todo - removed)
     ordered = sorted(pages)
     digests: dict[str, str | None] = dict(signed)
@@ -284,6 +272,8 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
     ledger.put_bundles(st, ((eid, bucket_of(eid), d or "") for eid, d in digests.items()))
     ledger.drop_pages(st, removed)
     touched = {bucket_of(eid) for eid in digests.keys() | removed}
+    remember_folders(st, out, {eid.partition("/")[0] for eid in digests.keys() | removed
+                               | all_pages})
     res = update_root(st, out, signer, plan.build, c.report.pages_total, touched, aggregates,
                       rebuild=plan.resign_all)
     log.info("signed %d page DBOMs (%d while rendering); index root over %d files: %d buckets "
@@ -293,12 +283,6 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
 
 
 _OLD_LEAVES = "dbom-leaves.json"
-
-
-def _missing_bundles(st: State, out: Path) -> set[str]:
-    """Pages the ledger says have a bundle whose file is gone: restored by this compile."""
-    known = set(ledger.signed_pages(st))
-    return known - _bundles_on_disk(out, known)
 
 
 __all__ = ["SigningPlan", "attest_compile", "plan_signing", "sign_page", "signer_from_settings"]

@@ -827,3 +827,41 @@ def test_parallel_signing_writes_the_same_verified_wiki(acme_copy: Path, tmp_pat
     compile_wiki(acme_copy, wiki, today=TODAY)
     assert verify_wiki(wiki, _trust()).ok
     assert len(list(wiki.rglob("*.dbom.json"))) == 30
+
+
+def test_signing_off_then_on_resigns_what_changed_meanwhile(acme_copy: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    wiki = tmp_path / "wiki"
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    monkeypatch.setenv("FOLIO_SIGNING", "off")
+    doc = acme_copy / "handbook" / "returns-handling.md"
+    doc.write_text(doc.read_text().replace("Compare the delivery date", "Check the delivery date"))
+    assert compile_wiki(acme_copy, wiki, today=TODAY).written == ["process/returns-handling"]
+    assert not verify_wiki(wiki, _trust()).ok  # the old bundle and root describe the old page
+    monkeypatch.delenv("FOLIO_SIGNING")
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    assert verify_wiki(wiki, _trust()).ok
+
+
+def test_a_wiki_of_the_unsharded_format_rebuilds_its_root_once(acme_copy: Path, tmp_path: Path
+                                                               ) -> None:
+    """State format 3 had no ledger and kept bundle digests in .folio/dbom-leaves.json."""
+    import sqlite3
+
+    wiki = tmp_path / "wiki"
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    db.execute("DROP TABLE page_bundles")
+    db.execute("DROP TABLE root_subjects")
+    db.execute("PRAGMA user_version=3")
+    db.commit()
+    db.close()
+    shutil.rmtree(wiki / BUCKET_DIR)
+    (wiki / ".folio" / "dbom-leaves.json").write_text('{"signer": "x", "bundles": {}}')
+    report = compile_wiki(acme_copy, wiki, today=TODAY)
+    assert report.full_rebuild
+    assert not (wiki / ".folio" / "dbom-leaves.json").exists()
+    assert verify_wiki(wiki, _trust()).ok
+    assert len(list((wiki / BUCKET_DIR).iterdir())) == len(
+        _statement_of(wiki / ROOT_FILE)["subject"]) - 3

@@ -148,6 +148,8 @@ class _Compile:
         self._signed: dict[str, str] = {}  # page id → sha256 of the bundle the render wrote
         # index.md lists every page: re-rendered only when a line of it can have changed
         self._index_changed = False
+        # sha256 of the aggregate files as this compile wrote or found them, for the index root
+        self._aggregates: dict[str, str] = {}
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -200,7 +202,7 @@ class _Compile:
             signing = plan_signing(self, t0)  # provenance: compiler/provenance, docs/provenance.md
             self._render(dirty, signing)
             self._aggregate()
-            attest_compile(self, signing, self._signed)
+            attest_compile(self, signing, self._signed, self._aggregates)
             self.report.records_seen = st.record_count()
             st.set_meta("config", config)
             st.set_meta("policy", self.policy.model_dump_json())
@@ -543,12 +545,16 @@ class _Compile:
         st, r = self.state, self.report
         changed = bool(r.pages_written or r.pages_removed)
         index_path = self.out / "index.md"
-        if self._index_changed or r.pages_removed or not index_path.exists():
-            write_atomic(index_path, assemble_index(st.index_lines()).encode("utf-8"))
+        # a full rebuild rewrites index.md too, so that it is never re-signed as found on disk
+        if self._index_changed or r.pages_removed or r.full_rebuild or not index_path.exists():
+            index = assemble_index(st.index_lines()).encode("utf-8")
+            write_atomic(index_path, index)
+            self._aggregates["index.md"] = sha256_hex(index)
         schema = render_schema(self.policy).encode("utf-8")
         schema_path = self.out / "SCHEMA.md"
         if not schema_path.exists() or schema_path.read_bytes() != schema:
             write_atomic(schema_path, schema)
+        self._aggregates["SCHEMA.md"] = sha256_hex(schema)
         if changed or r.records_extracted or r.records_removed:
             title = (f"{r.records_extracted} records re-extracted, {r.records_removed} removed; "
                      f"{r.pages_written} pages written, {r.pages_removed} removed")
@@ -562,6 +568,7 @@ class _Compile:
         log = render_log(st.log_entries()).encode("utf-8")
         if not log_path.exists() or log_path.read_bytes() != log:
             write_atomic(log_path, log)
+        self._aggregates["log.md"] = sha256_hex(log)
         r.pages_total = st.page_count()
         r.claims_total = st.claim_total(recount=r.full_rebuild)
         r.conflicts_resolved, r.conflicts_open = st.conflict_counts()

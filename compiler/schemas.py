@@ -14,7 +14,7 @@ from .export import ExportedClaim
 from .models import EXPORTED_MODELS
 from .policy import AuthorityPolicy
 from .provenance.answers import AnswerStatement
-from .provenance.index_root import IndexStatement
+from .provenance.index_root import IndexBucket, IndexStatement
 from .provenance.statement import PageStatement
 
 
@@ -28,6 +28,7 @@ def all_schemas() -> dict[str, dict]:
         "ChangeEventBody": ChangeBody,
         "DBOMStatement": PageStatement,
         "DBOMIndexRoot": IndexStatement,
+        "DBOMIndexBucket": IndexBucket,
         "DBOMAnswer": AnswerStatement,
     }
     out = {}

@@ -64,13 +64,19 @@ CREATE TABLE IF NOT EXISTS principals (name TEXT PRIMARY KEY, groups_json TEXT N
 CREATE TABLE IF NOT EXISTS records_fts_rows (key TEXT PRIMARY KEY, fts_rowid INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS claims_fts_rows (subject TEXT NOT NULL, fts_rowid INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS claims_fts_rows_by_subject ON claims_fts_rows(subject);
+CREATE TABLE IF NOT EXISTS page_bundles (
+    entity_id TEXT PRIMARY KEY, bucket TEXT NOT NULL, sha256 TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS page_bundles_by_bucket ON page_bundles(bucket);
+CREATE TABLE IF NOT EXISTS root_subjects (
+    name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, files INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(key UNINDEXED, text);
 CREATE VIRTUAL TABLE IF NOT EXISTS claims_fts USING fts5(
     claim_id UNINDEXED, subject UNINDEXED, name, attribute, value, quote);
 """
 
 # Bumped when the tables change shape; an older state is dropped and the wiki rebuilt.
-STATE_FORMAT = 3
+# 4: the sharded index root's ledger (page_bundles, root_subjects; compiler/provenance/ledger.py)
+STATE_FORMAT = 4
 
 # A claim is stored without the fields every claim of its record shares (source, authority,
 # observed_at, acl: the last fields of Claim); they are stored once per record and spliced

@@ -23,7 +23,7 @@ from compiler.cli import app
 from compiler.provenance.bundle import MEDIA_TYPE, make_bundle, make_bundle_model, parse_bundle
 from compiler.provenance.dsse import Envelope, pae
 from compiler.provenance.index_root import (
-    ROOT_FILE, index_statement, index_statement_bytes,
+    BUCKET_DIR, ROOT_FILE, IndexBucket, bucket_bytes, bucket_file, bucket_of, canonical_bucket,
 )
 from compiler.provenance.signers import (
     LocalKeySigner, SigningError, SigstoreSigner, public_der,
@@ -336,29 +336,55 @@ def test_securesystemslib_verifies_our_dsse_envelope(acme_wiki: Path) -> None:
 
 # -- 3/4. the index root and verify ------------------------------------------------------------
 
+def _root_files(wiki: Path) -> dict[str, str]:
+    """Every file the root pins, through its buckets: path → sha256."""
+    root = _statement_of(wiki / ROOT_FILE)
+    files = {}
+    for s in root["subject"]:
+        assert sha256_hex((wiki / s["name"]).read_bytes()) == s["digest"]["sha256"], s["name"]
+        if s["name"].startswith(BUCKET_DIR + "/"):
+            files.update({f["name"]: f["sha256"]
+                          for f in json.loads((wiki / s["name"]).read_bytes())["files"]})
+        else:
+            files[s["name"]] = s["digest"]["sha256"]
+    return files
+
+
 def test_fresh_wiki_verifies_and_root_covers_every_file(wiki: Path, runner) -> None:  # noqa: ANN001
     report = verify_wiki(wiki, _trust())
     assert report.ok, report.findings
     assert report.pages == 30
-    root = _statement_of(wiki / ROOT_FILE)
-    names = {s["name"] for s in root["subject"]}
+    # every file of the wiki, and nothing else, is pinned (the root and its buckets aside)
+    on_disk = {p.relative_to(wiki).as_posix(): sha256_hex(p.read_bytes()) for p in wiki.rglob("*")
+               if p.is_file() and ".folio" not in p.parts and p.name != ROOT_FILE
+               and BUCKET_DIR not in p.parts}
+    assert _root_files(wiki) == on_disk
     assert {f"{PAGE}.md", f"{PAGE}.claims.json", f"{PAGE}.dbom.json", "index.md",
-            "log.md", "SCHEMA.md"} <= names
+            "log.md", "SCHEMA.md"} <= set(on_disk)
+    root = _statement_of(wiki / ROOT_FILE)
+    jsonschema.Draft202012Validator(all_schemas()["DBOMIndexRoot"]).validate(root)
+    assert root["predicate"]["files"] == len(on_disk) and root["predicate"]["pages"] == 30
+    # a page's three files share one bucket, named by its page id
+    bucket = wiki / bucket_file(bucket_of(PAGE))
+    names = [f["name"] for f in json.loads(bucket.read_bytes())["files"]]
+    assert {f"{PAGE}.md", f"{PAGE}.claims.json", f"{PAGE}.dbom.json"} <= set(names)
+    assert names == sorted(names)
+    for b in (wiki / BUCKET_DIR).iterdir():
+        jsonschema.Draft202012Validator(all_schemas()["DBOMIndexBucket"]).validate(
+            json.loads(b.read_bytes()))
     res = runner.invoke(app, ["verify", "--wiki", str(wiki), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert data["ok"] is True and data["findings"] == [] and data["pages"] == 30
 
 
-def test_index_root_fast_path_matches_model() -> None:
-    files = {"b.md": "1" * 64, "a/x.md": "2" * 64}
-    b = Builder(id="urn:x", version={"folio": "0.1.0"})
-    when = datetime(2026, 11, 21, 1, 2, 3, 456789, tzinfo=UTC)
-    model = index_statement(files, 1, b, "inv", when)
-    assert index_statement_bytes(files, 1, b, "inv", when) == statement_bytes(model)
-    when = datetime(2026, 11, 21, tzinfo=UTC)
-    assert index_statement_bytes(files, 1, b, "inv", when) == statement_bytes(
-        index_statement(files, 1, b, "inv", when))
+def test_bucket_bytes_match_the_model() -> None:
+    files = [("b/x.md", "1" * 64), ("a/x.md", "2" * 64), ("a/\u00e9\"q.md", "3" * 64)]
+    model = IndexBucket(bucket="0f", files=[{"name": n, "sha256": d} for n, d in sorted(files)])
+    assert bucket_bytes("0f", files) == canonical_bucket(model)
+    assert bucket_bytes("0f", []) == canonical_bucket(IndexBucket(bucket="0f", files=()))
+    assert bucket_of("a/x") == bucket_of("a/x.md") == bucket_of("a/x.claims.json") \
+        == bucket_of("a/x.dbom.json") == sha256_hex("a/x")[:2]
 
 
 def _flip(path: Path, offset: int = -5) -> None:
@@ -447,6 +473,123 @@ def test_swap_two_pages_manifests(wiki: Path) -> None:
             "policy/support-policy.md (manifests swapped or copied)") in msgs
 
 
+def _bucket_of_page(wiki: Path, page: str = PAGE) -> tuple[Path, dict]:
+    path = wiki / bucket_file(bucket_of(page))
+    return path, json.loads(path.read_bytes())
+
+
+def _write_bucket(path: Path, doc: dict) -> None:
+    path.write_bytes(bucket_bytes(doc["bucket"], [(f["name"], f["sha256"]) for f in doc["files"]]))
+
+
+def test_tamper_a_bucket_to_match_an_edited_page(wiki: Path) -> None:
+    """The attacker edits a page and updates its bucket to the new digest: the signed root pins
+    the bucket, and the page's own manifest still disagrees."""
+    _flip(wiki / f"{PAGE}.md")
+    path, doc = _bucket_of_page(wiki)
+    for f in doc["files"]:
+        if f["name"] == f"{PAGE}.md":
+            f["sha256"] = sha256_hex((wiki / f"{PAGE}.md").read_bytes())
+    _write_bucket(path, doc)
+    rel = bucket_file(bucket_of(PAGE))
+    msgs = _messages(wiki)
+    assert any(m.startswith(f"{rel}: sha256 ") and "differs from the index root's" in m
+               and "cannot be checked" in m for m in msgs), msgs
+    assert any(m.startswith(f"{PAGE}.md: sha256") and f"manifest {PAGE}.dbom.json" in m
+               for m in msgs)
+
+
+def test_tamper_one_byte_of_a_bucket(wiki: Path) -> None:
+    path, _ = _bucket_of_page(wiki)
+    _flip(path, -10)
+    rel = bucket_file(bucket_of(PAGE))
+    assert [m for m in _messages(wiki) if m.startswith(rel)] and all(
+        m.startswith(f"{rel}: sha256 ") for m in _messages(wiki))
+
+
+def test_delete_a_bucket(wiki: Path, acme_copy: Path) -> None:
+    path, _ = _bucket_of_page(wiki)
+    path.unlink()
+    rel = bucket_file(bucket_of(PAGE))
+    msgs = _messages(wiki)
+    assert msgs == [f"{rel}: listed in the index root but missing (deleted or renamed); the "
+                    "files of its pages cannot be checked against the root"]
+    # the next compile restores it from the state, as it restores a deleted manifest
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    assert verify_wiki(wiki, _trust()).ok
+
+
+def test_delete_the_bucket_folder(wiki: Path) -> None:
+    shutil.rmtree(wiki / BUCKET_DIR)
+    msgs = _messages(wiki)
+    assert len(msgs) == len(list(_statement_of(wiki / ROOT_FILE)["subject"])) - 3
+    assert all(m.startswith(BUCKET_DIR + "/") and "missing" in m for m in msgs)
+
+
+def test_move_an_entry_between_buckets(wiki: Path) -> None:
+    src, doc = _bucket_of_page(wiki)
+    other = next(p for p in sorted((wiki / BUCKET_DIR).iterdir()) if p != src)
+    entry = next(f for f in doc["files"] if f["name"] == f"{PAGE}.md")
+    doc["files"].remove(entry)
+    _write_bucket(src, doc)
+    odoc = json.loads(other.read_bytes())
+    odoc["files"].append(entry)
+    _write_bucket(other, odoc)
+    msgs = _messages(wiki)
+    for p in (src, other):
+        rel = p.relative_to(wiki).as_posix()
+        assert any(m.startswith(f"{rel}: sha256 ") and "differs from the index root's" in m
+                   for m in msgs), (rel, msgs)
+
+
+def test_add_a_bucket(wiki: Path) -> None:
+    used = {p.stem for p in (wiki / BUCKET_DIR).iterdir()}
+    free = next(f"{i:02x}" for i in range(256) if f"{i:02x}" not in used)
+    (wiki / bucket_file(free)).write_bytes(bucket_bytes(free, []))
+    assert _messages(wiki) == [f"{bucket_file(free)}: bucket not in the index root (added after "
+                               "the compile)"]
+
+
+def _resign_root(wiki: Path, edit) -> None:  # noqa: ANN001
+    """Re-sign the root with the trusted key after ``edit`` changed its statement: what only a
+    buggy signer could produce, to test the checks that do not rely on the signature."""
+    signer = LocalKeySigner.load(TEST_KEY)
+    stmt = _statement_of(wiki / ROOT_FILE)
+    edit(stmt)
+    from compiler.canonical import canonical_json
+
+    (wiki / ROOT_FILE).write_bytes(signer.sign_bundle(canonical_json(stmt), PAYLOAD_TYPE))
+
+
+def test_a_signed_bucket_listing_a_file_of_another_bucket_is_refused(wiki: Path) -> None:
+    src, doc = _bucket_of_page(wiki)
+    other = next(p for p in sorted((wiki / BUCKET_DIR).iterdir()) if p != src)
+    entry = next(f for f in doc["files"] if f["name"] == f"{PAGE}.md")
+    doc["files"].remove(entry)
+    _write_bucket(src, doc)
+    odoc = json.loads(other.read_bytes())
+    odoc["files"].append(entry)
+    _write_bucket(other, odoc)
+
+    def repin(stmt: dict) -> None:
+        for s in stmt["subject"]:
+            if s["name"].startswith(BUCKET_DIR + "/"):
+                s["digest"]["sha256"] = sha256_hex((wiki / s["name"]).read_bytes())
+    _resign_root(wiki, repin)
+    orel = other.relative_to(wiki).as_posix()
+    assert (f"{orel}: lists {PAGE}.md, which belongs in {bucket_file(bucket_of(PAGE))}; the files "
+            "of its pages cannot be checked against the root") in _messages(wiki)
+
+
+def test_a_root_of_the_old_unsharded_format_is_refused(wiki: Path) -> None:
+    def old(stmt: dict) -> None:
+        stmt["predicateType"] = "https://folio.dev/dbom/index-root/v1"
+    _resign_root(wiki, old)
+    msgs = _messages(wiki)
+    assert len(msgs) == 1 and msgs[0].startswith(
+        f"{ROOT_FILE}: signed payload is not a Folio index root (predicateType:")
+
+
 def test_replaced_key_is_detected(acme_copy: Path, tmp_path: Path,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """An attacker re-signs the whole wiki with their own key: it must not verify against ours."""
@@ -487,10 +630,23 @@ def test_verify_without_any_trusted_key_fails(wiki: Path, tmp_path: Path) -> Non
 
 # -- incremental compiles, drift ----------------------------------------------------------------
 
+def _changed_root_files(wiki: Path, seen: dict[str, tuple[bytes, int]]) -> list[str]:
+    """Root and bucket files whose bytes or inode changed since ``seen`` (updated): a rewrite
+    with equal bytes still replaces the inode (write_atomic)."""
+    now = {p.relative_to(wiki).as_posix(): (p.read_bytes(), p.stat().st_ino)
+           for p in [wiki / ROOT_FILE, *(wiki / BUCKET_DIR).iterdir()]}
+    changed = sorted(k for k in now.keys() | seen.keys() if now.get(k) != seen.get(k))
+    seen.clear()
+    seen.update(now)
+    return changed
+
+
 def test_incremental_compile_resigns_only_written_pages(acme_copy: Path, tmp_path: Path) -> None:
     wiki = tmp_path / "wiki"
     compile_wiki(acme_copy, wiki, today=TODAY)
     before = {p.relative_to(wiki).as_posix(): p.read_bytes() for p in wiki.rglob("*.dbom.json")}
+    roots: dict[str, tuple[bytes, int]] = {}
+    _changed_root_files(wiki, roots)
     doc = acme_copy / "handbook" / "returns-handling.md"
     doc.write_text(doc.read_text().replace("Compare the delivery date", "Check the delivery date"))
     report = compile_wiki(acme_copy, wiki, today=TODAY)
@@ -498,6 +654,13 @@ def test_incremental_compile_resigns_only_written_pages(acme_copy: Path, tmp_pat
     after = {p.relative_to(wiki).as_posix(): p.read_bytes() for p in wiki.rglob("*.dbom.json")}
     changed = sorted(k for k in after if after[k] != before.get(k))
     assert changed == ["process/returns-handling.dbom.json"]
+    assert verify_wiki(wiki, _trust()).ok
+    # the root: one bucket rewritten (that page's), the root re-signed
+    assert _changed_root_files(wiki, roots) == [bucket_file(bucket_of("process/returns-handling")),
+                                                ROOT_FILE]
+    # nothing changed: neither the root nor any bucket is rewritten
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    assert _changed_root_files(wiki, roots) == []
     assert verify_wiki(wiki, _trust()).ok
     # a removed page loses its manifest, and the root no longer lists it
     (acme_copy / "handbook" / "platform-team.md").unlink()
@@ -664,3 +827,41 @@ def test_parallel_signing_writes_the_same_verified_wiki(acme_copy: Path, tmp_pat
     compile_wiki(acme_copy, wiki, today=TODAY)
     assert verify_wiki(wiki, _trust()).ok
     assert len(list(wiki.rglob("*.dbom.json"))) == 30
+
+
+def test_signing_off_then_on_resigns_what_changed_meanwhile(acme_copy: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    wiki = tmp_path / "wiki"
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    monkeypatch.setenv("FOLIO_SIGNING", "off")
+    doc = acme_copy / "handbook" / "returns-handling.md"
+    doc.write_text(doc.read_text().replace("Compare the delivery date", "Check the delivery date"))
+    assert compile_wiki(acme_copy, wiki, today=TODAY).written == ["process/returns-handling"]
+    assert not verify_wiki(wiki, _trust()).ok  # the old bundle and root describe the old page
+    monkeypatch.delenv("FOLIO_SIGNING")
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    assert verify_wiki(wiki, _trust()).ok
+
+
+def test_a_wiki_of_the_unsharded_format_rebuilds_its_root_once(acme_copy: Path, tmp_path: Path
+                                                               ) -> None:
+    """State format 3 had no ledger and kept bundle digests in .folio/dbom-leaves.json."""
+    import sqlite3
+
+    wiki = tmp_path / "wiki"
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    db.execute("DROP TABLE page_bundles")
+    db.execute("DROP TABLE root_subjects")
+    db.execute("PRAGMA user_version=3")
+    db.commit()
+    db.close()
+    shutil.rmtree(wiki / BUCKET_DIR)
+    (wiki / ".folio" / "dbom-leaves.json").write_text('{"signer": "x", "bundles": {}}')
+    report = compile_wiki(acme_copy, wiki, today=TODAY)
+    assert report.full_rebuild
+    assert not (wiki / ".folio" / "dbom-leaves.json").exists()
+    assert verify_wiki(wiki, _trust()).ok
+    assert len(list((wiki / BUCKET_DIR).iterdir())) == len(
+        _statement_of(wiki / ROOT_FILE)["subject"]) - 3

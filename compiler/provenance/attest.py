@@ -23,7 +23,6 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -31,10 +30,10 @@ from ..atomic import remove_if_exists, write_atomic
 from ..canonical import sha256_hex
 from ..models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict
 from ..settings import FolioSettings
-from .index_root import (
-    AGGREGATE_FILES, BUNDLE_SUFFIX, LEAVES_FILE, ROOT_FILE, Leaves, bundle_name,
-    index_statement_bytes, load_leaves, save_leaves,
-)
+from . import ledger
+from .bundle_watch import forget_folders, missing_bundles, remember_folders
+from .index_root import BUNDLE_SUFFIX, bucket_of, bundle_name
+from .root_update import update_root
 from .signers import LocalKeySigner, Signer, SigningError, SigstoreSigner
 from .statement import PAYLOAD_TYPE, BuildContext, page_statement_bytes
 
@@ -88,22 +87,6 @@ def _statuses_and_conflicts(
     for subject, js in rows:
         conflicts.setdefault(subject, []).append(Conflict.model_validate_json(js))
     return status, conflicts
-
-
-def _bundles_on_disk(out: Path, pages: Iterable[str]) -> set[str]:
-    """Pages whose bundle file exists, from one listing per page folder: a deleted bundle is
-    restored by the next compile, and a stat per page made every incremental compile of a
-    100k-page wiki pay ~100k system calls."""
-    found: set[str] = set()
-    for folder in sorted({eid.partition("/")[0] for eid in pages}):
-        try:
-            entries = list(os.scandir(out / folder))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for entry in entries:
-            if entry.name.endswith(BUNDLE_SUFFIX) and entry.is_file():
-                found.add(f"{folder}/{entry.name[:-len(BUNDLE_SUFFIX)]}")
-    return found
 
 
 @dataclass
@@ -182,7 +165,6 @@ class SigningPlan:
     build: BuildContext
     internal: dict
     run_details: dict
-    leaves: Leaves
     resign_all: bool
     usage: dict[str, dict[str, float]]  # record sha256 → LLM usage of its extraction
 
@@ -213,15 +195,14 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
         started_on=now - timedelta(seconds=time.perf_counter() - started_perf),
         finished_on=now,
     )
-    leaves = load_leaves(c.out / ".folio" / LEAVES_FILE)
     # a full rebuild re-signs everything: the way to re-bless a wiki after a key change or to
     # repair bundles edited behind the compile's back
-    resign_all = leaves.signer != signer.identity or c.report.full_rebuild
+    resign_all = ledger.signer(c.state) != signer.identity or c.report.full_rebuild
     # what each source cost to extract goes into the DBOM (LLM backends only: offline
     # extraction is not cached, so this finds nothing)
     usage = c.state.extraction_usage(c.backend.digest) if hasattr(c.backend, "usage") else {}
     return SigningPlan(signer, build, build.internal().model_dump(mode="json"),
-                       build.run_details().model_dump(mode="json", by_alias=True), leaves,
+                       build.run_details().model_dump(mode="json", by_alias=True),
                        resign_all, usage)
 
 
@@ -236,70 +217,72 @@ def sign_page(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequ
     return plan.signer.sign_bundle(payload, PAYLOAD_TYPE)
 
 
-def attest_compile(c: _Compile, plan: SigningPlan | None, signed: dict[str, str]) -> None:
+def attest_compile(c: _Compile, plan: SigningPlan | None, signed: dict[str, str],
+                   aggregates: dict[str, str]) -> None:
     """Write ``<page>.dbom.json`` for every page this compile wrote (or that lacks one) and
     that the render did not sign already (``signed``: page id → bundle sha256), remove those
-    of removed pages, and sign the index root ``dbom-root.json``."""
+    of removed pages, and bring the index root up to date (``aggregates``: sha256 of the
+    aggregate files the compile wrote or compared)."""
     from ..build import CompileError
 
     if plan is None:
+        if ledger.signer(c.state) is not None:
+            # pages change unsigned from here on: the next signed compile re-signs them all
+            ledger.reset(c.state, None)
+            forget_folders(c.state)
         return
     try:
-        _attest(c, plan, signed)
+        _attest(c, plan, signed, aggregates)
     except SigningError as exc:
         raise CompileError(f"cannot sign the compiled wiki: {exc}") from exc
 
 
-def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str]) -> None:
-    st, out, signer, build = c.state, c.out, plan.signer, plan.build
-    identity = signer.identity
-    bundles = {} if plan.resign_all else dict(plan.leaves.bundles)
-    bundles.update(signed)
-
-    pages = {eid: (path, sha, sc_sha) for eid, path, sha, sc_sha in st.db.execute(
-        "SELECT entity_id, path, sha256, sidecar_sha256 FROM pages")}
-    for eid in set(bundles) - set(pages):
+def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
+            aggregates: dict[str, str]) -> None:
+    st, out, signer = c.state, c.out, plan.signer
+    removed = set(c.report.removed)
+    for eid in removed:
         remove_if_exists(out / bundle_name(eid))
-        del bundles[eid]
-    for eid in c.report.removed:
-        remove_if_exists(out / bundle_name(eid))
+    remove_if_exists(out / ".folio" / _OLD_LEAVES)  # memory of the unsharded root (format 3)
 
-    todo = (set(c.report.written) - set(signed)) | {eid for eid in pages if eid not in bundles}
-    if not plan.resign_all:  # (a full re-sign has every page in todo already)
-        on_disk = _bundles_on_disk(out, pages)
-        todo |= {eid for eid in pages if eid in bundles and eid not in signed
-                 and eid not in on_disk}
-    todo &= set(pages)
-    ordered = sorted(todo)
+    if plan.resign_all:
+        ledger.reset(st, signer.identity)
+        forget_folders(st)
+        all_pages = set(st.page_ids())
+        todo = all_pages - set(signed)
+    else:
+        all_pages = set()
+        todo = (set(c.report.written) - set(signed)) | missing_bundles(st, out)
+    pages = ledger.pages_of(st, todo - removed)
+    ordered = sorted(pages)
+    digests: dict[str, str | None] = dict(signed)
     if ordered:
-        status, conflicts = _statuses_and_conflicts(st, ordered, len(ordered) > len(pages) // 2)
+        status, conflicts = _statuses_and_conflicts(st, ordered,
+                                                    len(ordered) > c.report.pages_total // 2)
         job = _Job(c, signer, pages, status, conflicts, plan.internal, plan.run_details,
                    plan.usage)
         c.progress.phase("sign", len(ordered))
         for eid, digest in _sign_all(job, ordered):
-            if digest is None:
-                bundles.pop(eid, None)
-            else:
-                bundles[eid] = digest
+            digests[eid] = digest
             c.progress.advance()
+    # a written page whose signing was refused keeps its page and sidecar in the root, without
+    # a bundle (verify reports it as unsigned)
+    for eid in set(c.report.written) - set(digests) - removed:
+        digests[eid] = None
+    ledger.put_bundles(st, ((eid, bucket_of(eid), d or "") for eid, d in digests.items()))
+    ledger.drop_pages(st, removed)
+    touched = {bucket_of(eid) for eid in digests.keys() | removed}
+    remember_folders(st, out, {eid.partition("/")[0] for eid in digests.keys() | removed
+                               | all_pages})
+    res = update_root(st, out, signer, plan.build, c.report.pages_total, touched, aggregates,
+                      rebuild=plan.resign_all)
+    log.info("signed %d page DBOMs (%d while rendering); index root over %d files: %d buckets "
+             "written, %d removed, root %s, as %s", len(ordered) + len(signed), len(signed),
+             res.files, res.buckets_written, res.buckets_removed,
+             "re-signed" if res.signed else "unchanged", json.dumps(signer.identity))
 
-    files: dict[str, str] = {}
-    for eid, (path, sha, sc_sha) in pages.items():
-        files[path] = sha
-        files[f"{eid}.claims.json"] = sc_sha
-        if eid in bundles:
-            files[bundle_name(eid)] = bundles[eid]
-    for name in AGGREGATE_FILES:
-        p = out / name
-        if p.exists():
-            files[name] = sha256_hex(p.read_bytes())
-    payload = index_statement_bytes(files, len(pages), build.run_details().builder,
-                                    build.invocation_id, build.finished_on)
-    write_atomic(out / ROOT_FILE, signer.sign_bundle(payload, PAYLOAD_TYPE))
-    if identity != plan.leaves.signer or bundles != plan.leaves.bundles:
-        save_leaves(out / ".folio" / LEAVES_FILE, Leaves(signer=identity, bundles=bundles))
-    log.info("signed %d page DBOMs (%d while rendering) and the index root over %d files as %s",
-             len(ordered) + len(signed), len(signed), len(files), json.dumps(identity))
+
+_OLD_LEAVES = "dbom-leaves.json"
 
 
 __all__ = ["SigningPlan", "attest_compile", "plan_signing", "sign_page", "signer_from_settings"]

@@ -21,7 +21,7 @@ from ..models import ACL, Claim, ClaimStatus, Conflict
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 SLSA_PROVENANCE = "https://slsa.dev/provenance/v1"
 PAGE_BUILD_TYPE = "https://folio.dev/dbom/page/v1"
-INDEX_PREDICATE = "https://folio.dev/dbom/index-root/v1"
+INDEX_PREDICATE = "https://folio.dev/dbom/index-root/v2"  # v2: sharded into buckets
 ANSWER_PREDICATE = "https://folio.dev/dbom/answer/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 

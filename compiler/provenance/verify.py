@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from ..settings import FolioSettings
 from .bundle import BundleError, parse_bundle
 from .index_root import AGGREGATE_FILES, BUNDLE_SUFFIX, ROOT_FILE, IndexStatement
+from .root_check import check_root
 from .signers import (
     SigningError, key_id, load_public_key, public_key_path, verify_signature,
 )
@@ -177,6 +178,11 @@ class VerifyReport(BaseModel):
                                      code=code, path=path, message=message))
 
 
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
 def wiki_files(wiki: Path) -> dict[str, Path]:
     """Every file a compile may have written: dot-folders (state, answers, editor settings)
     and the root itself excepted."""
@@ -233,18 +239,9 @@ def verify_wiki(wiki: Path, trust: Trust, sources: Path | None = None) -> Verify
             report.add("root", ROOT_FILE, str(exc))
         except ValidationError as exc:
             report.add("root", ROOT_FILE, f"{ROOT_FILE}: signed payload is not a Folio index "
-                       f"root ({exc.errors()[0]['msg']})")
+                       f"root ({_first_error(exc)})")
         else:
-            listed = root.digests()
-            for rel in sorted(listed):
-                if rel not in present:
-                    report.add("deleted", rel, f"{rel}: listed in the index root but missing "
-                               "(deleted or renamed)")
-                elif sha_of(rel) != listed[rel]:
-                    report.add("changed", rel, f"{rel}: sha256 {sha_of(rel)[:16]}… differs from "
-                               f"the index root's {listed[rel][:16]}…")
-            for rel in sorted(set(present) - set(listed)):
-                report.add("added", rel, f"{rel}: not in the index root (added after the compile)")
+            check_root(root, present, sha_of, report)
 
     # 2. each page against its own manifest
     statements: dict[str, PageStatement] = {}

@@ -15,6 +15,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .progress_bars import PhaseBars
+
 from . import __version__
 from .build import CompileError, CompileReport, compile_wiki, wiki_state
 from .settings import FolioSettings
@@ -57,21 +59,6 @@ def main(
     """Folio: knowledge compiled once and kept current."""
 
 
-class _Bars:
-    """rich progress bars for the compile phases (quiet when not a terminal)."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.p = progress
-        self.task: int | None = None
-
-    def phase(self, name: str, total: int) -> None:
-        if self.task is not None:
-            self.p.update(self.task, visible=False)
-        self.task = self.p.add_task(name, total=max(total, 0))
-
-    def advance(self, n: int = 1) -> None:
-        if self.task is not None:
-            self.p.advance(self.task, n)
 
 
 def _summary(report: CompileReport, wiki: Path) -> Table:
@@ -143,7 +130,7 @@ def compile_cmd(
         with Progress(TextColumn("{task.description:>8}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, disable=quiet or as_json,
                       transient=True) as progress:
-            report = compile_wiki(src, wiki, settings, full=full, progress=_Bars(progress))
+            report = compile_wiki(src, wiki, settings, full=full, progress=PhaseBars(progress))
     except CompileError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from exc

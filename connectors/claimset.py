@@ -22,7 +22,7 @@ SYSTEM = "claimset"
 
 class ClaimSetConnector:
     system: ClassVar[str] = SYSTEM
-    file_suffixes: ClassVar[tuple[str, ...]] = (".jsonl", MANIFEST)
+    file_suffixes: ClassVar[tuple[str, ...]] = (".jsonl", ".json")  # shards, the manifest
 
     def parse(self, path: str, data: bytes, source: SourceConfig, tenant: str
               ) -> Iterator[ExtractedRecord | RecordError]:
@@ -37,6 +37,9 @@ class ClaimSetConnector:
                 ClaimSetManifest.model_validate_json(text)
             except ValidationError as exc:
                 yield RecordError(path=path, message=f"invalid claim-set manifest: {exc.errors()[0]['msg']}")
+            return
+        if not path.endswith(".jsonl"):
+            yield RecordError(path=path, message=f"not a claim-set shard (*.jsonl) or {MANIFEST}")
             return
         for n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():

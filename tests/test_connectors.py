@@ -61,7 +61,7 @@ def test_parse_timestamp_rejects_garbage(bad: object) -> None:
 
 def test_registry_maps_each_system_to_its_connector() -> None:
     assert set(CONNECTORS) == {"confluence", "jira", "salesforce", "zendesk", "hubspot", "markdown",
-                               "folio-record"}
+                               "folio-record", "claimset"}
     for system, cls in CONNECTORS.items():
         connector = get_connector(system)
         assert isinstance(connector, cls)

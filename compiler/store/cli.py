@@ -15,6 +15,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from compiler.progress_bars import PhaseBars
+
 from ..settings import FolioSettings
 from .base import LostUpdate, Store, StoreError
 from .url import is_remote, open_store
@@ -30,19 +32,6 @@ EXIT_LOST_UPDATE = 4
 _REMOTES: dict[Path, Store] = {}
 
 
-class _Bars:
-    def __init__(self, progress: Progress) -> None:
-        self.p = progress
-        self.task: int | None = None
-
-    def phase(self, name: str, total: int) -> None:
-        if self.task is not None:
-            self.p.update(self.task, visible=False)
-        self.task = self.p.add_task(name, total=max(total, 0))
-
-    def advance(self, n: int = 1) -> None:
-        if self.task is not None:
-            self.p.advance(self.task, n)
 
 
 def _progress(quiet: bool) -> Progress:
@@ -64,7 +53,7 @@ def wiki_option(value: str) -> Path:
     try:
         store = open_store(value)
         with _progress(not err.is_terminal) as progress:
-            wiki, _synced = materialize(store, progress=_Bars(progress))
+            wiki, _synced = materialize(store, progress=PhaseBars(progress))
     except StoreError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_FAILED) from exc
@@ -139,7 +128,7 @@ def publish_cmd(
     try:
         store = open_store(to, settings)
         with _progress(quiet or as_json) as progress:
-            report = publish_wiki(wiki, store, settings, _Bars(progress), expect_generation)
+            report = publish_wiki(wiki, store, settings, PhaseBars(progress), expect_generation)
     except LostUpdate as exc:
         err.print(f"[red]refused:[/red] {escape(str(exc))}; another publish got there first, "
                   "rerun to publish on top of it", highlight=False, soft_wrap=True)

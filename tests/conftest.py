@@ -19,6 +19,10 @@ TEST_KEY = Path(tempfile.mkdtemp(prefix="folio-test-keys-")) / "signing-key.pem"
 os.environ["FOLIO_KEY_PATH"] = str(TEST_KEY)
 for _var in ("FOLIO_TRUSTED_KEY", "FOLIO_SIGNING"):
     os.environ.pop(_var, None)
+# made now, not by whichever compile runs first: tests that load it must not depend on order
+from compiler.provenance.signers import LocalKeySigner  # noqa: E402
+
+LocalKeySigner.generate(TEST_KEY)
 
 ACME = Path(__file__).resolve().parents[1] / "examples" / "acme"
 TODAY = "2026-11-21"

@@ -18,7 +18,7 @@ import yaml
 from compiler.build import compile_wiki
 from compiler.provenance.reproducible import reproducible_files
 from compiler.store.url import open_store
-from tests.conftest import ACME, TODAY, flat
+from conftest import ACME, TODAY, flat
 
 SITES = {"emea": ["confluence", "jira", "handbook"], "us": ["salesforce/prod", "salesforce/legacy"]}
 

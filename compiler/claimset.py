@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -169,7 +169,3 @@ def load_manifest(path: Path) -> ClaimSetManifest | None:
     except FileNotFoundError:
         return None
 
-
-def stale_shards(manifest: ClaimSetManifest, have: Mapping[str, str]) -> list[str]:
-    """Shards of ``manifest`` whose bytes ``have`` (name → sha256) does not hold."""
-    return sorted(n for n, sha in manifest.shards.items() if have.get(n) != sha)

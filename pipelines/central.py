@@ -14,7 +14,6 @@ Each step is idempotent, so a crash anywhere, rerun, ends in the same published 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import yaml
@@ -25,7 +24,7 @@ from compiler.build import CompileReport, compile_wiki
 from compiler.canonical import sha256_hex
 from compiler.claimset import MANIFEST, SHARD_SUFFIX, ClaimSetManifest, manifest_bytes
 from compiler.settings import FolioSettings
-from compiler.store.base import BlobCorrupt, NotFound, Store
+from compiler.store.base import NotFound, Store, get_verified
 from compiler.store.publish import PublishReport, publish_wiki
 from connectors.claimset import SYSTEM as CLAIMSET_SYSTEM
 from connectors.loader import MANIFEST as SOURCES
@@ -43,7 +42,6 @@ class GatherReport(BaseModel):
     missing: list[str]  # sites that have shipped nothing yet
     downloaded: int
     removed: int
-    backend_mismatch: list[str]
 
 
 class AggregateReport(BaseModel):
@@ -86,14 +84,23 @@ def prepare_corpus(topo: Topology) -> Path:
     return corpus
 
 
+def expected_backend(settings: FolioSettings) -> dict:
+    """The extraction backend this aggregation records in its DBOMs, as sites store theirs
+    (through JSON)."""
+    from compiler.extract import get_backend
+
+    return json.loads(json.dumps(get_backend(settings.backend, settings).describe()))
+
+
 def gather(topo: Topology, store: Store, expect_backend: dict | None = None) -> GatherReport:
+    """Bring the aggregate corpus up to date with every site's shipped claim set. Refuses
+    (:class:`BackendMismatch`) claim sets extracted with another backend than ``expect_backend``."""
     corpus = prepare_corpus(topo)
     sites: dict[str, int] = {}
     missing: list[str] = []
-    mismatch: list[str] = []
     downloaded = removed = 0
+    manifests: list[tuple[str, ClaimSetManifest]] = []
     for s in topo.sites:
-        folder = corpus / CLAIMSETS / s.name
         try:
             data = store.get(manifest_key(s.name))
         except NotFound:
@@ -104,18 +111,22 @@ def gather(topo: Topology, store: Store, expect_backend: dict | None = None) -> 
             raise ValueError(f"{store.url}/{manifest_key(s.name)}: claim set of site "
                              f"{manifest.site!r} tenant {manifest.tenant!r}, expected "
                              f"{s.name!r} tenant {topo.tenant!r}")
-        if expect_backend is not None and manifest.backend != expect_backend:
-            mismatch.append(s.name)
-            continue
-        for name, sha in sorted(manifest.shards.items()):
-            path = folder / name
+        manifests.append((s.name, manifest))
+    mismatch = [name for name, m in manifests
+                if expect_backend is not None and m.backend != expect_backend]
+    if mismatch:
+        raise BackendMismatch(
+            f"sites {', '.join(mismatch)} extracted with another backend than this "
+            f"aggregation's ({expect_backend}); set the same FOLIO_BACKEND/FOLIO_LLM_* everywhere")
+    for name, manifest in manifests:
+        folder = corpus / CLAIMSETS / name
+        for shard, sha in sorted(manifest.shards.items()):
+            path = folder / shard
             if path.exists() and sha256_hex(path.read_bytes()) == sha:
                 continue
-            blob = store.get(shard_key(s.name, sha))
-            if sha256_hex(blob) != sha:
-                raise BlobCorrupt(f"{store.url}/{shard_key(s.name, sha)}: content does not "
-                                  f"match its digest")
-            write_atomic(path, blob)
+            write_atomic(path, get_verified(
+                store, shard_key(name, sha), sha, missing="named by the claim-set manifest "
+                "but missing", corrupt="content does not match its digest"))
             downloaded += 1
         for path in folder.glob(f"*{SHARD_SUFFIX}"):
             if path.name not in manifest.shards:
@@ -123,36 +134,24 @@ def gather(topo: Topology, store: Store, expect_backend: dict | None = None) -> 
                 removed += 1
         # last: the manifest beside the shards says which generation the folder holds
         _write_if_changed(folder / MANIFEST, manifest_bytes(manifest))
-        sites[s.name] = manifest.records
-    return GatherReport(sites=sites, missing=missing, downloaded=downloaded, removed=removed,
-                        backend_mismatch=mismatch)
+        sites[name] = manifest.records
+    return GatherReport(sites=sites, missing=missing, downloaded=downloaded, removed=removed)
 
 
 def aggregate(topo: Topology, store: Store, settings: FolioSettings, *,
               publish: bool = True, today: str | None = None) -> AggregateReport:
-    from compiler.extract import get_backend
-
-    # compared as the sites stored it: through JSON
-    backend = json.loads(json.dumps(get_backend(settings.backend, settings).describe()))
-    report = gather(topo, store, expect_backend=backend)
-    if report.backend_mismatch:
-        raise BackendMismatch(
-            f"sites {', '.join(report.backend_mismatch)} extracted with another backend than "
-            f"this aggregation's ({backend}); set the same FOLIO_BACKEND/FOLIO_LLM_* everywhere")
+    """Gather, compile, publish: what the ``aggregate`` flow does, as one plain call."""
+    report = gather(topo, store, expect_backend=expected_backend(settings))
     compiled: CompileReport = compile_wiki(corpus_dir(topo), wiki_dir(topo), settings,
                                            today=today)
     published = publish_wiki(wiki_dir(topo), store, settings) if publish else None
-    return AggregateReport(gather=report, compile=_summary(compiled), publish=published)
+    return AggregateReport(gather=report, compile=compile_summary(compiled), publish=published)
 
 
-def _summary(r: CompileReport) -> dict[str, object]:
+def compile_summary(r: CompileReport) -> dict[str, object]:
     return {"records": r.records_seen, "extracted": r.records_extracted,
             "removed": r.records_removed, "pages_rendered": r.pages_rendered,
             "pages_written": r.pages_written, "pages_removed": r.pages_removed,
             "pages_total": r.pages_total, "written": r.written[:200],
             "errors": [str(e) for e in r.errors[:50]], "seconds": round(r.seconds, 3)}
 
-
-def reset(topo: Topology) -> None:
-    """Forget the local aggregate (corpus and wiki); the next run rebuilds from the store."""
-    shutil.rmtree(topo.central.workdir, ignore_errors=True)

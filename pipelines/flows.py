@@ -31,7 +31,20 @@ from . import central, site as site_mod
 from .freshness import FreshnessReport, stale_pages
 from .topology import Topology, load_topology
 
-_STORE_RETRIES = dict(retries=4, retry_delay_seconds=[1, 4, 15, 60], retry_jitter_factor=0.5)
+
+
+def _transient(task, task_run, state) -> bool:  # type: ignore[no-untyped-def]  # noqa: ANN001
+    """Retry what can pass (network, 5xx after botocore's own retries), never what cannot: a
+    corrupt object, a lost update, a claim set of another backend, an invalid manifest or
+    sites file (pydantic's ValidationError is a ValueError)."""
+    from compiler.store.base import BlobCorrupt, LostUpdate
+
+    exc = state.data if isinstance(state.data, BaseException) else None
+    return not isinstance(exc, BlobCorrupt | LostUpdate | central.BackendMismatch | ValueError)
+
+
+_STORE_RETRIES = dict(retries=4, retry_delay_seconds=[1, 4, 15, 60], retry_jitter_factor=0.5,
+                      retry_condition_fn=_transient)
 
 
 def _load(config: str) -> tuple[Topology, FolioSettings]:
@@ -108,11 +121,8 @@ def site_compile(config: str, site: str, drain: bool = False) -> dict:
 @task(name="gather-claimsets", **_STORE_RETRIES)
 def gather_claimsets(config: str) -> dict:
     topo, settings = _load(config)
-    from compiler.extract import get_backend
-
-    backend = json.loads(json.dumps(get_backend(settings.backend, settings).describe()))
     return central.gather(topo, open_store(topo.store, settings),
-                          expect_backend=backend).model_dump()
+                          expect_backend=central.expected_backend(settings)).model_dump()
 
 
 @task(name="compile-central")
@@ -120,7 +130,7 @@ def compile_central(config: str, today: str | None = None) -> dict:
     from compiler.build import compile_wiki
 
     topo, settings = _load(config)
-    return central._summary(compile_wiki(central.corpus_dir(topo), central.wiki_dir(topo),
+    return central.compile_summary(compile_wiki(central.corpus_dir(topo), central.wiki_dir(topo),
                                          settings, today=today))
 
 
@@ -137,9 +147,6 @@ def publish(config: str) -> dict:
 def aggregate(config: str, today: str | None = None) -> dict:
     """Merge every site's claim set, compile, sign, and publish the central index."""
     gathered = gather_claimsets(config)
-    if gathered["backend_mismatch"]:
-        raise central.BackendMismatch(
-            f"sites {', '.join(gathered['backend_mismatch'])} extracted with another backend")
     compiled = compile_central(config, today)
     published = publish(config)
     emit_event(event="folio.index.published", resource={"prefect.resource.id": "folio.index"},

@@ -173,8 +173,8 @@ def test_store_tampering_of_a_shard_is_refused(prefect_harness, tmp_path: Path):
     shard.write_bytes(shard.read_bytes().replace(b"acme", b"acmx", 1))
     with pytest.raises(BlobCorrupt, match=shard.name):
         aggregate(str(config), today=TODAY)
-    # reconcile re-ships the site's claim set? No: the shard is content-addressed and present,
-    # so the operator removes it and the site ships it again
+    # shards are content-addressed, so a damaged one is not overwritten in place: once it is
+    # removed, the site's next run ships it again
     shard.unlink()
     site_compile(str(config), "us")
     assert aggregate(str(config), today=TODAY)["publish"]["generation"] == 1

@@ -482,6 +482,19 @@ def _write_bucket(path: Path, doc: dict) -> None:
     path.write_bytes(bucket_bytes(doc["bucket"], [(f["name"], f["sha256"]) for f in doc["files"]]))
 
 
+def _move_page_entry(wiki: Path) -> tuple[Path, Path]:
+    """Move the page's entry from its own bucket into another one; returns both buckets."""
+    src, doc = _bucket_of_page(wiki)
+    other = next(p for p in sorted((wiki / BUCKET_DIR).iterdir()) if p != src)
+    entry = next(f for f in doc["files"] if f["name"] == f"{PAGE}.md")
+    doc["files"].remove(entry)
+    _write_bucket(src, doc)
+    odoc = json.loads(other.read_bytes())
+    odoc["files"].append(entry)
+    _write_bucket(other, odoc)
+    return src, other
+
+
 def test_tamper_a_bucket_to_match_an_edited_page(wiki: Path) -> None:
     """The attacker edits a page and updates its bucket to the new digest: the signed root pins
     the bucket, and the page's own manifest still disagrees."""
@@ -527,14 +540,7 @@ def test_delete_the_bucket_folder(wiki: Path) -> None:
 
 
 def test_move_an_entry_between_buckets(wiki: Path) -> None:
-    src, doc = _bucket_of_page(wiki)
-    other = next(p for p in sorted((wiki / BUCKET_DIR).iterdir()) if p != src)
-    entry = next(f for f in doc["files"] if f["name"] == f"{PAGE}.md")
-    doc["files"].remove(entry)
-    _write_bucket(src, doc)
-    odoc = json.loads(other.read_bytes())
-    odoc["files"].append(entry)
-    _write_bucket(other, odoc)
+    src, other = _move_page_entry(wiki)
     msgs = _messages(wiki)
     for p in (src, other):
         rel = p.relative_to(wiki).as_posix()
@@ -562,14 +568,7 @@ def _resign_root(wiki: Path, edit) -> None:  # noqa: ANN001
 
 
 def test_a_signed_bucket_listing_a_file_of_another_bucket_is_refused(wiki: Path) -> None:
-    src, doc = _bucket_of_page(wiki)
-    other = next(p for p in sorted((wiki / BUCKET_DIR).iterdir()) if p != src)
-    entry = next(f for f in doc["files"] if f["name"] == f"{PAGE}.md")
-    doc["files"].remove(entry)
-    _write_bucket(src, doc)
-    odoc = json.loads(other.read_bytes())
-    odoc["files"].append(entry)
-    _write_bucket(other, odoc)
+    src, other = _move_page_entry(wiki)
 
     def repin(stmt: dict) -> None:
         for s in stmt["subject"]:

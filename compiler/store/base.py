@@ -52,3 +52,17 @@ class Store(Protocol):
     def put_if(self, key: str, data: bytes, expected_etag: str | None) -> str:
         """Replace ``key`` only if it is still at ``expected_etag`` (None: only if it does
         not exist yet); returns the new etag, raises :class:`LostUpdate` otherwise."""
+
+
+def get_verified(store: Store, key: str, sha256: str, *, missing: str, corrupt: str) -> bytes:
+    """A content-addressed object, checked against the digest it is stored under; the two
+    messages say what the object is to the reader (``<url>/<key>: <message>``)."""
+    import hashlib
+
+    try:
+        data = store.get(key)
+    except NotFound:
+        raise StoreError(f"{store.url}/{key}: {missing}") from None
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise BlobCorrupt(f"{store.url}/{key}: {corrupt}")
+    return data

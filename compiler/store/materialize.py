@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..atomic import remove_if_exists, write_atomic
 from ..settings import FolioSettings
-from .base import BlobCorrupt, NotFound, Store, StoreError
+from .base import Store, StoreError, get_verified
 from .layout import HEAD_KEY, Head, Tree, blob_key, tree_key
 from .publish import ANSWERS_DIR, Progress, _NoProgress, read_head
 
@@ -53,12 +53,8 @@ def _sha256(path: Path) -> str | None:
 
 def _load_tree(store: Store, digest: str) -> Tree:
     key = tree_key(digest)
-    try:
-        data = store.get(key)
-    except NotFound:
-        raise StoreError(f"{store.url}/{key}: named by {HEAD_KEY} but missing") from None
-    if hashlib.sha256(data).hexdigest() != digest:
-        raise BlobCorrupt(f"{store.url}/{key}: content does not match its digest")
+    data = get_verified(store, key, digest, missing=f"named by {HEAD_KEY} but missing",
+                        corrupt="content does not match its digest")
     try:
         return Tree.model_validate_json(data)
     except ValidationError as exc:
@@ -113,14 +109,10 @@ def materialize(store: Store, settings: FolioSettings | None = None,
 
         def fetch(item: tuple[str, str]) -> None:
             rel, digest = item
-            key = blob_key(digest)
-            try:
-                data = store.get(key)
-            except NotFound:
-                raise StoreError(f"{store.url}/{key}: blob of {rel} is missing") from None
-            if hashlib.sha256(data).hexdigest() != digest:
-                raise BlobCorrupt(f"{store.url}/{key}: blob of {rel} does not match its "
-                                  f"sha256 (tampered or corrupted in the store)")
+            data = get_verified(
+                store, blob_key(digest), digest, missing=f"blob of {rel} is missing",
+                corrupt=f"blob of {rel} does not match its sha256 (tampered or corrupted in "
+                        "the store)")
             write_atomic(wiki / rel, data)
             bar.advance()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -227,7 +228,7 @@ class _Compile:
         reread: set[str] = set()
         for f in files:
             try:
-                stat = f.path.stat()
+                stat = os.stat(f.where)
             except OSError as exc:
                 self.report.errors.append(RecordError(path=f.rel, message=f"cannot read: {exc}"))
                 reread.add(f.rel)

@@ -27,8 +27,12 @@ class ManifestError(ValueError):
 @dataclass(frozen=True, slots=True)
 class InputFile:
     rel: str
-    path: Path
+    where: str  # the file's path; a string, since every compile lists every corpus file
     source: SourceConfig
+
+    @property
+    def path(self) -> Path:
+        return Path(self.where)
 
 
 def load_manifest(root: Path) -> CorpusManifest:
@@ -69,9 +73,8 @@ def discover(root: Path, manifest: CorpusManifest) -> tuple[list[InputFile], lis
         base = folder.relative_to(root).as_posix()
         for rel, entry in _walk(folder, "" if base == "." else base + "/"):
             name = entry.name
-            path = Path(entry.path)
-            inside = (path.resolve().is_relative_to(root_real) if entry.is_symlink()
-                      else folder_inside)
+            inside = (Path(entry.path).resolve().is_relative_to(root_real)
+                      if entry.is_symlink() else folder_inside)
             if not inside:
                 errors.append(RecordError(path=rel, message="symlink leads outside the corpus"))
                 continue
@@ -80,7 +83,7 @@ def discover(root: Path, manifest: CorpusManifest) -> tuple[list[InputFile], lis
                     path=rel, message=f"not a {source.system} export "
                     f"(expected {', '.join(connector.file_suffixes)})"))
                 continue
-            files.append(InputFile(rel=rel, path=path, source=source))
+            files.append(InputFile(rel=rel, where=entry.path, source=source))
     files.sort(key=lambda f: f.rel)
     return files, errors
 

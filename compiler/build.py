@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -37,7 +38,7 @@ from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, SourceRecord
 from .policy import AuthorityPolicy, load_policy
 from .registry import Declaration, NameIndex, StoredNameLookup, merge_entity
-from .render import assemble_index, index_entry, render_log
+from .render import assemble_index, index_entry, patch_index, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
 from .provenance.index_root import bundle_name
 from .resolve import resolve
@@ -52,6 +53,7 @@ from .workers import Runner, step_runner, worker_count
 STATE_DIR = ".folio"
 _PAGE_ID = re.compile(r"^[a-z0-9-]{1,32}/[a-z0-9-]{1,100}$")
 _RACY_NS = 2_000_000_000  # a file modified this close to the last scan is re-hashed
+_INDEX_PATCH_MAX = 50  # index.md lines replaced in place; more are cheaper re-assembled
 _WAVE = 1_000  # records or pages read from / written to the state per batch
 _BYTES_PER_RECORD = 1_500  # rough size of one exported record, to size the worker pool
 
@@ -148,6 +150,8 @@ class _Compile:
         self._signed: dict[str, str] = {}  # page id → sha256 of the bundle the render wrote
         # index.md lists every page: re-rendered only when a line of it can have changed
         self._index_changed = False
+        # lines of index.md that changed in place (page kept its type and title): (old, new)
+        self._index_edits: list[tuple[str, str]] = []
         # sha256 of the aggregate files as this compile wrote or found them, for the index root
         self._aggregates: dict[str, str] = {}
 
@@ -244,7 +248,7 @@ class _Compile:
         reread: set[str] = set()
         for f in files:
             try:
-                stat = f.path.stat()
+                stat = os.stat(f.where)
             except OSError as exc:
                 self.report.errors.append(RecordError(path=f.rel, message=f"cannot read: {exc}"))
                 reread.add(f.rel)
@@ -511,10 +515,15 @@ class _Compile:
                 self._signed[page.entity_id] = sha256_hex(page.bundle)
             pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
                           page.sidecar_sha256, page.type, page.title, page.summary))
-            if listed.get(page.entity_id) != (page.type, page.title, page.summary):
-                self._index_changed = True
-            index_lines.append((page.entity_id, page.type,
-                                *index_entry(page.entity_id, page.title, page.summary)))
+            key_line = index_entry(page.entity_id, page.title, page.summary)
+            was = listed.get(page.entity_id)
+            if was != (page.type, page.title, page.summary):
+                if was is not None and was[:2] == (page.type, page.title):
+                    self._index_edits.append(
+                        (index_entry(page.entity_id, was[1], was[2])[1], key_line[1]))
+                else:
+                    self._index_changed = True
+            index_lines.append((page.entity_id, page.type, *key_line))
             statuses += page.statuses
             conflicts += page.conflicts
             search += page.search_rows
@@ -546,10 +555,15 @@ class _Compile:
         changed = bool(r.pages_written or r.pages_removed)
         index_path = self.out / "index.md"
         # a full rebuild rewrites index.md too, so that it is never re-signed as found on disk
+        index = None
         if self._index_changed or r.pages_removed or r.full_rebuild or not index_path.exists():
             index = assemble_index(st.index_lines()).encode("utf-8")
+        elif self._index_edits:
+            index = self._patched_index(index_path)
+        if index is not None:
             write_atomic(index_path, index)
             self._aggregates["index.md"] = sha256_hex(index)
+            st.set_meta("index_sha256", self._aggregates["index.md"])
         schema = render_schema(self.policy).encode("utf-8")
         schema_path = self.out / "SCHEMA.md"
         if not schema_path.exists() or schema_path.read_bytes() != schema:
@@ -572,6 +586,18 @@ class _Compile:
         r.pages_total = st.page_count()
         r.claims_total = st.claim_total(recount=r.full_rebuild)
         r.conflicts_resolved, r.conflicts_open = st.conflict_counts()
+
+    def _patched_index(self, path: Path) -> bytes:
+        """index.md with the lines of pages whose summary changed replaced in place, if the
+        file is the one the last compile wrote and the edits are few; else re-assembled."""
+        st = self.state
+        if len(self._index_edits) <= _INDEX_PATCH_MAX:
+            data = path.read_bytes()
+            if sha256_hex(data) == st.meta("index_sha256"):
+                patched = patch_index(data, self._index_edits)
+                if patched is not None:
+                    return patched
+        return assemble_index(st.index_lines()).encode("utf-8")
 
     # -- crash recovery ---------------------------------------------------------------------
     def _pending(self) -> list[str]:

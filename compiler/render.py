@@ -285,6 +285,19 @@ def assemble_index(lines_by_type: Iterable[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
+def patch_index(data: bytes, edits: Iterable[tuple[str, str]]) -> bytes | None:
+    """``index.md`` with each (old line, new line) replaced, or None when a line is not found
+    exactly once. Only valid for pages whose type and title (hence place) did not change and
+    when no page came or went: then the result equals :func:`assemble_index` of the new lines,
+    and a one-page edit does not re-assemble a 100k-line file."""
+    for old, new in edits:
+        o, n = f"\n{old}\n".encode("utf-8"), f"\n{new}\n".encode("utf-8")
+        if data.count(o) != 1:
+            return None
+        data = data.replace(o, n)
+    return data
+
+
 def render_log(entries: Iterable[tuple[str, str, str, str]]) -> str:
     """``log.md`` from the stored history: (day, op, title, body), oldest first."""
     lines = ["# Log", "", "Append-only history of compiles. Newest last.", ""]

@@ -7,6 +7,7 @@ rest of the corpus still compiles.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +27,12 @@ class ManifestError(ValueError):
 @dataclass(frozen=True, slots=True)
 class InputFile:
     rel: str
-    path: Path
+    where: str  # the file's path; a string, since every compile lists every corpus file
     source: SourceConfig
+
+    @property
+    def path(self) -> Path:
+        return Path(self.where)
 
 
 def load_manifest(root: Path) -> CorpusManifest:
@@ -62,29 +67,53 @@ def discover(root: Path, manifest: CorpusManifest) -> tuple[list[InputFile], lis
             errors.append(RecordError(path=MANIFEST, record=f"sources[{i}]", field="path",
                                       message=f"source folder {source.path!r} does not exist"))
             continue
-        # os.walk does not descend into symlinked folders, so a file that is not itself a
-        # symlink lies wherever its source folder does: one realpath per source, not per file
+        # symlinked folders are not descended into, so a file that is not itself a symlink
+        # lies wherever its source folder does: one realpath per source, not per file
         folder_inside = folder.resolve().is_relative_to(root_real)
-        for dirpath, dirnames, filenames in os.walk(folder):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in sorted(filenames):
-                if name.startswith("."):
-                    continue
-                path = Path(dirpath) / name
-                rel = path.relative_to(root).as_posix()
-                inside = (path.resolve().is_relative_to(root_real) if os.path.islink(path)
-                          else folder_inside)
-                if not inside:
-                    errors.append(RecordError(path=rel, message="symlink leads outside the corpus"))
-                    continue
-                if not name.lower().endswith(connector.file_suffixes):
-                    errors.append(RecordError(
-                        path=rel, message=f"not a {source.system} export "
-                        f"(expected {', '.join(connector.file_suffixes)})"))
-                    continue
-                files.append(InputFile(rel=rel, path=path, source=source))
+        base = folder.relative_to(root).as_posix()
+        for rel, entry in _walk(folder, "" if base == "." else base + "/"):
+            name = entry.name
+            inside = (Path(entry.path).resolve().is_relative_to(root_real)
+                      if entry.is_symlink() else folder_inside)
+            if not inside:
+                errors.append(RecordError(path=rel, message="symlink leads outside the corpus"))
+                continue
+            if not name.lower().endswith(connector.file_suffixes):
+                errors.append(RecordError(
+                    path=rel, message=f"not a {source.system} export "
+                    f"(expected {', '.join(connector.file_suffixes)})"))
+                continue
+            files.append(InputFile(rel=rel, where=entry.path, source=source))
     files.sort(key=lambda f: f.rel)
     return files, errors
+
+
+def _walk(folder: Path, prefix: str) -> Iterator[tuple[str, os.DirEntry]]:
+    """(corpus-relative path, entry) of each file under ``folder`` that is not hidden, in the
+    order ``os.walk`` gives (files of a folder sorted, then its sub-folders sorted, depth
+    first; symlinked folders and unreadable ones skipped). Every incremental compile lists the
+    whole corpus: a pathlib object, ``relative_to`` and an ``lstat`` per file cost ~0.3 s at
+    10k files, where the listing itself already knows names and symlinks."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    dirs = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        try:
+            is_dir = entry.is_dir()  # follows symlinks, as os.walk does
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if not entry.is_symlink():
+                dirs.append(entry)
+        else:
+            yield prefix + entry.name, entry
+    for entry in dirs:
+        yield from _walk(Path(entry.path), f"{prefix}{entry.name}/")
 
 
 def read_input(f: InputFile, max_bytes: int) -> bytes | RecordError:

@@ -267,3 +267,48 @@ def test_stored_name_lookup_matches_find_mentions(tmp_path: Path) -> None:
             assert stored.mentions(text) == find_mentions(text, state.lookup_name), text
     finally:
         state.close()
+
+
+def test_changed_summary_patches_index_lines_in_place(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """A page whose summary changed (same type and title) has its index.md line replaced in the
+    file instead of the whole index re-assembled; the result must equal a full render. A file
+    that is not the one the last compile wrote is re-assembled instead."""
+    import compiler.build as build
+    from compiler.render import render_index
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    doc = corpus / "handbook" / "returns-handling.md"
+    assembled: list[int] = []
+    real = build.assemble_index
+    monkeypatch.setattr(build, "assemble_index", lambda lines: assembled.append(1) or real(lines))
+
+    def expected() -> str:
+        state = wiki_state(wiki)
+        try:
+            return render_index(state.index_rows())
+        finally:
+            state.close()
+
+    before = (wiki / "index.md").read_text(encoding="utf-8")
+    for n, (old, new) in enumerate([("Step by step for", "Step-by-step guide for"),
+                                    ("Step-by-step guide for", "Steps for")]):
+        doc.write_text(doc.read_text().replace(old, new))
+        report = compile_wiki(corpus, wiki, today="2026-11-21")
+        assert "process/returns-handling" in report.written
+        assert assembled == [], "index.md was re-assembled, not patched"
+        text = (wiki / "index.md").read_text(encoding="utf-8")
+        assert text == expected() and text != before
+        assert new in text
+        before = text
+    # the same edit over an index.md changed behind the compile's back: re-assembled (repaired)
+    (wiki / "index.md").write_text(before.replace("# Index", "# Index (edited)"))
+    doc.write_text(doc.read_text().replace("Steps for", "Step by step for"))
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    assert assembled == [1]
+    assert (wiki / "index.md").read_text(encoding="utf-8") == expected()
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today="2026-11-21")
+    assert_same_wiki(wiki, clean)

@@ -864,3 +864,27 @@ def test_a_wiki_of_the_unsharded_format_rebuilds_its_root_once(acme_copy: Path, 
     assert verify_wiki(wiki, _trust()).ok
     assert len(list((wiki / BUCKET_DIR).iterdir())) == len(
         _statement_of(wiki / ROOT_FILE)["subject"]) - 3
+
+
+def test_bundles_deleted_in_any_folder_are_restored_without_recorded_folder_mtimes(
+        acme_copy: Path, tmp_path: Path) -> None:
+    """With no folder mtimes recorded (state meta lost), every folder is listed once, and all
+    of them are recorded again: a later deletion in a folder the compile did not write to is
+    still found."""
+    import sqlite3
+
+    wiki = tmp_path / "wiki"
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    db.execute("DELETE FROM meta WHERE key='bundle_dirs'")
+    db.commit()
+    db.close()
+    (wiki / f"{PAGE}.dbom.json").unlink()
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    assert verify_wiki(wiki, _trust()).ok
+    other = "team/platform-team"
+    assert other.partition("/")[0] != PAGE.partition("/")[0]
+    (wiki / f"{other}.dbom.json").unlink()
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    assert (wiki / f"{other}.dbom.json").exists()
+    assert verify_wiki(wiki, _trust()).ok

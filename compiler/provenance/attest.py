@@ -167,6 +167,9 @@ class SigningPlan:
     run_details: dict
     resign_all: bool
     usage: dict[str, dict[str, float]]  # record sha256 → LLM usage of its extraction
+    # pages whose bundle went missing since the last compile; looked for before this compile
+    # writes into the page folders, whose mtimes tell which folders to look in
+    missing: set[str]
 
     @property
     def in_render(self) -> bool:
@@ -201,9 +204,10 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
     # what each source cost to extract goes into the DBOM (LLM backends only: offline
     # extraction is not cached, so this finds nothing)
     usage = c.state.extraction_usage(c.backend.digest) if hasattr(c.backend, "usage") else {}
+    missing = set() if resign_all else missing_bundles(c.state, c.out)
     return SigningPlan(signer, build, build.internal().model_dump(mode="json"),
                        build.run_details().model_dump(mode="json", by_alias=True),
-                       resign_all, usage)
+                       resign_all, usage, missing)
 
 
 def sign_page(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequence[Claim],
@@ -252,7 +256,7 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
         todo = all_pages - set(signed)
     else:
         all_pages = set()
-        todo = (set(c.report.written) - set(signed)) | missing_bundles(st, out)
+        todo = (set(c.report.written) | plan.missing) - set(signed)
     pages = ledger.pages_of(st, todo - removed)
     ordered = sorted(pages)
     digests: dict[str, str | None] = dict(signed)

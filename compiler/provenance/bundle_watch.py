@@ -51,15 +51,17 @@ def _signed_in(st: State, folder: str) -> set[str]:
         "AND entity_id < ?", (folder + "/", folder + "0"))}
 
 
+def _ledger_folders(st: State) -> list[str]:
+    return [f for (f,) in st.db.execute(
+        "SELECT DISTINCT substr(entity_id, 1, instr(entity_id, '/') - 1) FROM page_bundles")]
+
+
 def missing_bundles(st: State, out: Path) -> set[str]:
     """Pages the ledger says have a bundle whose file is gone, looked for only in folders
     changed since the last compile (every folder when no compile recorded them)."""
     raw = st.meta(_META)
-    if raw is None:
-        folders: dict[str, int | None] = {f: None for (f,) in st.db.execute(
-            "SELECT DISTINCT substr(entity_id, 1, instr(entity_id, '/') - 1) FROM page_bundles")}
-    else:
-        folders = json.loads(raw)
+    folders: dict[str, int | None] = (
+        json.loads(raw) if raw is not None else dict.fromkeys(_ledger_folders(st)))
     missing: set[str] = set()
     for folder, mtime in folders.items():
         if mtime is not None and _mtime(out, folder) == mtime:
@@ -71,8 +73,10 @@ def missing_bundles(st: State, out: Path) -> set[str]:
 def remember_folders(st: State, out: Path, folders: Iterable[str]) -> None:
     """Record the mtime of ``folders`` and of those already recorded, after this compile's
     last write into them."""
-    known = json.loads(st.meta(_META) or "{}")
-    names = set(known) | set(folders)
+    raw = st.meta(_META)
+    known = json.loads(raw) if raw is not None else {}
+    # with nothing recorded, every folder of the ledger, not only those this compile wrote to
+    names = set(known) | set(folders) | (set(_ledger_folders(st)) if raw is None else set())
     now = {f: m for f in sorted(names) if (m := _mtime(out, f)) is not None}
     if now != known:
         st.set_meta(_META, json.dumps(now, sort_keys=True))

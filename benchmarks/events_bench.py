@@ -41,21 +41,12 @@ from connectors.bus.local_broker import Broker, fresh  # noqa: E402
 from connectors.consumer import BatchReport, SiteConsumer  # noqa: E402
 from connectors.event_settings import EventSettings  # noqa: E402
 from connectors.events import encode, record_event  # noqa: E402
-from connectors.loader import discover, load_manifest, read_input  # noqa: E402
-from connectors.registry import get_connector  # noqa: E402
+from connectors.loader import corpus_records  # noqa: E402
 from connectors.site_corpus import SiteCorpus  # noqa: E402
 
 
 def records_of(corpus: Path) -> list[SourceRecord]:
-    manifest = load_manifest(corpus)
-    files, _ = discover(corpus, manifest)
-    out = []
-    for f in files:
-        data = read_input(f, 1 << 30)
-        if isinstance(data, bytes):
-            out += [r for r in get_connector(f.source.system).parse(f.rel, data, f.source, manifest.tenant)
-                    if isinstance(r, SourceRecord)]
-    return out
+    return list(corpus_records(corpus, 1 << 30))
 
 
 def edited(r: SourceRecord, rev: int) -> SourceRecord:

@@ -14,6 +14,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from compiler.models import SourceRecord
+
 from .base import CorpusManifest, RecordError, SourceConfig
 from .registry import UnknownSystemError, get_connector
 
@@ -129,3 +131,17 @@ def read_input(f: InputFile, max_bytes: int) -> bytes | RecordError:
     if b"\x00" in data[:8192]:
         return RecordError(path=f.rel, message="binary file (contains NUL bytes), not an export")
     return data
+
+
+def corpus_records(root: Path, max_bytes: int) -> Iterator[SourceRecord]:
+    """Every record of a corpus folder, parsed by the connectors the compile uses (so digests
+    are computed the same way); files and records the compile would reject are skipped."""
+    manifest = load_manifest(root)
+    files, _ = discover(root, manifest)
+    for f in files:
+        data = read_input(f, max_bytes)
+        if isinstance(data, bytes):
+            for item in get_connector(f.source.system).parse(f.rel, data, f.source,
+                                                             manifest.tenant):
+                if isinstance(item, SourceRecord):
+                    yield item

@@ -115,16 +115,20 @@ def deployments_cmd(
     mounted_at: Annotated[str, typer.Option(
         help="where the sites file is mounted inside flow-run containers")] = "/etc/folio/folio-sites.yaml",
     image: Annotated[Optional[str], typer.Option(help="container image of the flow runs")] = None,
+    code_dir: Annotated[str, typer.Option(
+        help="where the project is checked out for the flow runs (the image's /app)")] = "/app",
 ) -> None:
     """Print a prefect.yaml: a deployment per site (its own work pool, service account and
-    schedule, never two runs at once) plus the central aggregation and freshness checks."""
+    schedule, never two runs at once) plus the central aggregation (cron, and triggered by a
+    site's folio.site.shipped event) and freshness checks. Apply it with
+    `prefect --no-prompt deploy --all --prefect-file prefect.yaml` from the project folder."""
     import yaml
 
     from .deployments import prefect_yaml
     from .topology import load_topology
 
     topo = _run(load_topology, config)
-    print(yaml.safe_dump(prefect_yaml(topo, mounted_at, image=image), sort_keys=False), end="")
+    print(yaml.safe_dump(prefect_yaml(topo, mounted_at, image=image, code_dir=code_dir), sort_keys=False), end="")
 
 
 @pipeline_app.command("bridge")

@@ -3,7 +3,9 @@
 Generated rather than hand-kept so the sites file stays the one source of truth. Each site's
 deployments run in the site's own work pool, as the site's Kubernetes service account (its
 keyless signing identity), with a concurrency limit of one so two compiles of a site never
-overlap; the central ones run in ``folio-central``.
+overlap; the central ones run in ``folio-central``. The aggregation also runs on an event
+trigger: a site that shipped a changed claim set emits ``folio.site.shipped``, so a change
+event reaches the central index without waiting for the cron schedule.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ ENTRYPOINTS = {
     "freshness": "pipelines/flows.py:freshness",
 }
 CENTRAL_POOL = "folio-central"
+SHIPPED_EVENT = "folio.site.shipped"
 
 
 def _job(namespace: str | None, service_account: str | None) -> dict[str, Any]:
@@ -34,9 +37,15 @@ def _schedules(cron: str | None) -> list[dict[str, Any]]:
     return [{"cron": cron, "timezone": "UTC"}] if cron else []
 
 
-def prefect_yaml(topo: Topology, config_path: str, *, image: str | None = None) -> dict[str, Any]:
+def site_resource(site: str) -> str:
+    return f"folio.site.{site}"
+
+
+def prefect_yaml(topo: Topology, config_path: str, *, image: str | None = None,
+                 code_dir: str = "/app") -> dict[str, Any]:
     """The deployments section (and friends) of a ``prefect.yaml``; ``config_path`` is where the
-    sites file is mounted in the flow-run containers."""
+    sites file is mounted in the flow-run containers, ``code_dir`` where the project is (the
+    image's working directory)."""
     deployments: list[dict[str, Any]] = []
     for s in topo.sites:
         job = _job(s.namespace, s.service_account)
@@ -61,14 +70,16 @@ def prefect_yaml(topo: Topology, config_path: str, *, image: str | None = None) 
         "description": "merge every site's claim set, compile, sign, publish the central index",
         "tags": ["folio", "central"], "parameters": {"config": config_path},
         "work_pool": {"name": CENTRAL_POOL, "job_variables": central_job},
-        "concurrency_limit": 1, "schedules": _schedules(topo.central.schedule)})
+        "concurrency_limit": 1, "schedules": _schedules(topo.central.schedule),
+        "triggers": [{"type": "event", "enabled": True, "expect": [SHIPPED_EVENT],
+                      "match": {"prefect.resource.id": site_resource("*")}}]})
     deployments.append({
         "name": "freshness", "entrypoint": ENTRYPOINTS["freshness"], "tags": ["folio", "central"],
         "parameters": {"config": config_path},
         "work_pool": {"name": CENTRAL_POOL, "job_variables": dict(central_job)},
         "schedules": _schedules(topo.central.freshness_schedule)})
     return {"name": "folio", "prefect-version": "3.8.8", "build": None, "push": None,
-            "pull": [{"prefect.deployments.steps.set_working_directory": {"directory": "/app"}}],
+            "pull": [{"prefect.deployments.steps.set_working_directory": {"directory": code_dir}}],
             "deployments": deployments}
 
 

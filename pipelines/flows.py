@@ -19,6 +19,7 @@ a deployment's parameters stay small and the file is the single source of truth.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -28,6 +29,7 @@ from compiler.settings import FolioSettings
 from compiler.store.url import open_store
 
 from . import central, site as site_mod
+from .deployments import SHIPPED_EVENT, site_resource
 from .freshness import FreshnessReport, stale_pages
 from .topology import Topology, load_topology
 
@@ -78,9 +80,12 @@ def drain_events(config: str, site: str, max_batches: int = 50, wait_s: float = 
     s = topo.site(site)
     store = open_store(topo.store, settings)
 
+    uploaded = 0
+
     def extract_and_ship(st: FolioSettings):  # type: ignore[no-untyped-def]
+        nonlocal uploaded
         report, _, _ = site_mod.extract(s, st, topo.tenant)
-        site_mod.ship(s, store)
+        uploaded += site_mod.ship(s, store)
         return report
 
     bus = make_bus(settings, topo.tenant)
@@ -90,17 +95,22 @@ def drain_events(config: str, site: str, max_batches: int = 50, wait_s: float = 
         consumer = SiteConsumer(sub, SiteCorpus(s.corpus, topo.tenant), s.workdir / site_mod.STATE,
                                 settings, claim_checks=claim_check_store(settings),
                                 compile_fn=extract_and_ship)
-        for _ in range(max_batches):
+        # a group's first join takes seconds on a real broker: a quiet poll means "drained"
+        # only once the partitions are assigned
+        join_deadline = time.monotonic() + 2 * settings.events.session_timeout_ms / 1000
+        while batches < max_batches:
             r = consumer.run_once(wait_s=wait_s)
             if r is None:
-                break
+                if sub.ready() or time.monotonic() > join_deadline:
+                    break
+                continue
             batches += 1
             events += r.events
             keys += r.keys
     finally:
         sub.close()
         bus.close()
-    return {"batches": batches, "events": events, "keys": keys}
+    return {"batches": batches, "events": events, "keys": keys, "uploaded": uploaded}
 
 
 @flow(name="site-compile", log_prints=False)
@@ -113,8 +123,11 @@ def site_compile(config: str, site: str, drain: bool = False) -> dict:
     out["extract"] = extract_site(config, site)
     out["uploaded"] = ship_claimset(config, site)
     log.info("site %s: %s", site, json.dumps(out, sort_keys=True))
-    emit_event(event="folio.site.compiled", resource={"prefect.resource.id": f"folio.site.{site}"},
-               payload=out)
+    resource = {"prefect.resource.id": site_resource(site)}
+    emit_event(event="folio.site.compiled", resource=resource, payload=out)
+    if out["uploaded"] or out.get("events", {}).get("uploaded"):
+        # what the central deployment's trigger waits for: only a changed claim set
+        emit_event(event=SHIPPED_EVENT, resource=resource, payload=out)
     return out
 
 

@@ -19,8 +19,7 @@ from compiler.build import compile_wiki
 from compiler.provenance.reproducible import reproducible_files
 from compiler.store.url import open_store
 from conftest import ACME, TODAY, flat
-
-SITES = {"emea": ["confluence", "jira", "handbook"], "us": ["salesforce/prod", "salesforce/legacy"]}
+from pipeline_sites import SITES, make_topology
 
 
 @pytest.fixture(scope="module")
@@ -32,27 +31,6 @@ def prefect_harness(tmp_path_factory: pytest.TempPathFactory):
 
     with prefect_test_harness(server_startup_timeout=60):
         yield
-
-
-def make_topology(root: Path, share: dict | None = None, store: str | None = None) -> Path:
-    manifest = yaml.safe_load((ACME / "sources.yaml").read_text())
-    sites = []
-    for name, paths in SITES.items():
-        corpus = root / name / "corpus"
-        for p in paths:
-            shutil.copytree(ACME / p, corpus / p)
-        shutil.copy(ACME / "authority.yaml", corpus)
-        (corpus / "sources.yaml").write_text(yaml.safe_dump(
-            {"tenant": "acme", "sources": [s for s in manifest["sources"] if s["path"] in paths]}))
-        sites.append({"name": name, "corpus": f"{name}/corpus", "workdir": f"{name}/work",
-                      **({"share": share} if share else {})})
-    topo = {"tenant": "acme", "store": store or "store",
-            "central": {"workdir": "central", "authority": str(ACME / "authority.yaml"),
-                        "directory": str(ACME / "directory.yaml")},
-            "sites": sites}
-    path = root / "folio-sites.yaml"
-    path.write_text(yaml.safe_dump(topo))
-    return path
 
 
 def store_bytes(root: Path) -> bytes:

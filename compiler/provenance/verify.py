@@ -286,22 +286,11 @@ def verify_wiki(wiki: Path, trust: Trust, sources: Path | None = None) -> Verify
 def current_sources(corpus: Path, settings: FolioSettings | None = None) -> dict[str, tuple[str, str]]:
     """key → (version, sha256) of every record in the corpus now, read by the same connectors
     the compile uses (so the digests are computed the same way)."""
-    from connectors.loader import discover, load_manifest, read_input
-    from connectors.registry import get_connector
+    from connectors.loader import corpus_records
 
     settings = settings or FolioSettings()
-    manifest = load_manifest(corpus)
-    files, _ = discover(corpus, manifest)
-    out: dict[str, tuple[str, str]] = {}
-    for f in files:
-        data = read_input(f, settings.max_file_bytes)
-        if not isinstance(data, bytes):
-            continue
-        for item in get_connector(f.source.system).parse(f.rel, data, f.source, manifest.tenant):
-            if not hasattr(item, "sha256"):
-                continue  # a RecordError: the compile rejects it too
-            out[item.key] = (item.version, item.sha256)
-    return out
+    return {r.key: (r.version, r.sha256)
+            for r in corpus_records(corpus, settings.max_file_bytes)}
 
 
 def source_changes(deps: list[tuple[str, str, str]],

@@ -109,8 +109,13 @@ def test_a_missing_limit_stops_the_compile_before_any_call(prefect_harness, fake
     assert not [p for p in wiki.rglob("*") if p.is_file() and ".folio" not in p.parts]
 
 
-def test_llm_limit_command_creates_then_updates_the_limit(prefect_harness, runner) -> None:
+def test_llm_limit_command_creates_then_updates_the_limit(prefect_harness, runner,
+                                                         monkeypatch) -> None:
     from prefect.client.orchestration import get_client
+
+    # the command sets these if unset; keep them out of the rest of the session
+    monkeypatch.setenv("PREFECT_LOGGING_LEVEL", "WARNING")
+    monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
     from compiler.cli import app
 

@@ -58,6 +58,11 @@ class FolioSettings(BaseSettings):
     llm_timeout_s: float = Field(120.0, gt=0, description="per-call timeout")
     llm_retries: int = Field(2, ge=0, le=10, description="retries per call (429, 5xx, timeouts)")
     llm_concurrency: int = Field(4, ge=1, le=64, description="calls in flight at once")
+    llm_rate_limit: str | None = Field(
+        None,
+        description="name of a Prefect global concurrency limit with slot decay shared by "
+        "every site (`folio pipeline llm-limit`); each LLM call the cache cannot answer takes "
+        "one slot first. Needs the pipelines extra and a reachable Prefect API")
     llm_max_output_tokens: int = Field(1024, ge=16, description="max_tokens of one call")
     llm_budget_tokens: int | None = Field(
         None, gt=0, description="stop the run before a call would pass this many tokens")

@@ -14,6 +14,8 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
+from .llm_limit import DEFAULT_NAME as DEFAULT_LLM_LIMIT
+
 pipeline_app = typer.Typer(
     help="Distributed compile: per-site extraction, central aggregation to the store, "
          "freshness checks (Prefect flows; see docs/pipelines.md).",
@@ -128,7 +130,32 @@ def deployments_cmd(
     from .topology import load_topology
 
     topo = _run(load_topology, config)
-    print(yaml.safe_dump(prefect_yaml(topo, mounted_at, image=image, code_dir=code_dir), sort_keys=False), end="")
+    print("# LLM calls of all sites share one quota when the flow runs set FOLIO_LLM_RATE_LIMIT;\n"
+          "# create that limit with `folio pipeline llm-limit` (docs/pipelines.md).")
+    print(yaml.safe_dump(prefect_yaml(topo, mounted_at, image=image, code_dir=code_dir),
+                         sort_keys=False), end="")
+
+
+@pipeline_app.command("llm-limit")
+def llm_limit_cmd(
+    per_second: Annotated[float, typer.Option(
+        "--per-second", help="calls per second all sites together may make (slot decay)")],
+    burst: Annotated[int, typer.Option(
+        "--burst", help="calls that may start at once after a quiet spell (the limit)")],
+    name: Annotated[str, typer.Option(
+        "--name", help="the limit's name; set FOLIO_LLM_RATE_LIMIT to it at every site")
+    ] = DEFAULT_LLM_LIMIT,
+) -> None:
+    """Create or update the shared rate limit on every site's LLM calls (idempotent).
+
+    A Prefect global concurrency limit with slot decay. Each call a compile cannot answer from its cache takes one slot; slots come
+    back at --per-second, up to --burst. Compiles use it when FOLIO_LLM_RATE_LIMIT names it,
+    and fail with a clear error if it does not exist. Uses the Prefect API at PREFECT_API_URL
+    (without it, the local ephemeral database that embedded runs use)."""
+    _quiet_prefect()
+    from .llm_limit import ensure_llm_limit
+
+    _print(_run(ensure_llm_limit, name, per_second, burst))
 
 
 @pipeline_app.command("bridge")

@@ -68,6 +68,37 @@ def runner() -> CliRunner:
     return CliRunner()
 
 
+# -- the LLM backend against a litellm custom provider (compiler/extract/fake_provider.py) ------
+@pytest.fixture
+def fake():  # type: ignore[no-untyped-def]
+    from compiler.extract.fake_provider import FakeProvider, register
+
+    provider = FakeProvider()
+    register(provider)
+    return provider
+
+
+def llm(**kw: object):  # type: ignore[no-untyped-def]
+    """Settings of the LLM backend against ``fake``."""
+    from compiler.settings import FolioSettings
+
+    base = {"backend": "llm", "llm_model": "folio-fake/extractor", "llm_retries": 1}
+    return FolioSettings(**{**base, **kw})
+
+
+# -- Prefect ------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def prefect_harness(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """One Prefect test server for the whole session: starting one takes ~15 s."""
+    home = tmp_path_factory.mktemp("prefect-home")
+    os.environ["PREFECT_HOME"] = str(home)
+    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=60):
+        yield
+
+
 # -- real brokers (see tests/brokers.py) ---------------------------------------------------------
 
 @pytest.fixture(scope="session")

@@ -29,21 +29,9 @@ from compiler.extract.prompts import extraction_messages
 from compiler.provenance.reproducible import reproducible_files
 from compiler.settings import FolioSettings
 
-from conftest import TODAY
+from conftest import TODAY, llm
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def fake() -> FakeProvider:
-    provider = FakeProvider()
-    register(provider)
-    return provider
-
-
-def llm(**kw: object) -> FolioSettings:
-    base = {"backend": "llm", "llm_model": "folio-fake/extractor", "llm_retries": 1}
-    return FolioSettings(**{**base, **kw})
 
 
 def pages(wiki: Path) -> dict[str, bytes]:
@@ -552,11 +540,13 @@ def test_llm_backend_needs_a_model() -> None:
         get_backend("llm", FolioSettings(backend="llm"))
 
 
-def test_litellm_is_imported_only_when_a_call_is_made(tmp_path: Path) -> None:
+def test_litellm_and_prefect_are_imported_only_when_a_call_is_made(tmp_path: Path) -> None:
     code = ("import sys; from compiler.cli import app; from compiler.extract import get_backend;"
             "from compiler.settings import FolioSettings;"
-            "get_backend('llm', FolioSettings(backend='llm', llm_model='openai/x'));"
-            "assert 'litellm' not in sys.modules, 'litellm imported eagerly'")
+            "get_backend('llm', FolioSettings(backend='llm', llm_model='openai/x',"
+            "                                 llm_rate_limit='folio-llm'));"
+            "assert 'litellm' not in sys.modules, 'litellm imported eagerly';"
+            "assert 'prefect' not in sys.modules, 'prefect imported eagerly'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
     out = subprocess.run([sys.executable, "-c", "from compiler.cli import app; app()", "--help"],
                          capture_output=True, text=True, cwd=REPO, check=True)

@@ -8,7 +8,6 @@ records and ships a claim set; the aggregation compiles them into one signed wik
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -17,20 +16,8 @@ import yaml
 
 from compiler.build import compile_wiki
 from compiler.provenance.reproducible import reproducible_files
-from compiler.store.url import open_store
 from conftest import ACME, TODAY, flat
 from pipeline_sites import SITES, make_topology
-
-
-@pytest.fixture(scope="module")
-def prefect_harness(tmp_path_factory: pytest.TempPathFactory):
-    home = tmp_path_factory.mktemp("prefect-home")
-    os.environ["PREFECT_HOME"] = str(home)
-    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=60):
-        yield
 
 
 def store_bytes(root: Path) -> bytes:
@@ -252,3 +239,29 @@ def test_two_sites_through_s3(prefect_harness, s3env, tmp_path: Path):
     again = aggregate(str(config), today=TODAY)
     assert again["gather"]["downloaded"] == 0
     assert again["compile"]["pages_written"] == 0 and again["compile"]["extracted"] == 0
+
+
+def test_every_sites_llm_calls_take_slots_of_one_limit(prefect_harness, fake, monkeypatch,
+                                                       tmp_path: Path):
+    """FOLIO_LLM_RATE_LIMIT at every site: one quota, one slot per call the cache cannot
+    answer (tests/test_llm_rate_limit.py checks the pace, the cache and a missing limit)."""
+    from prefect.client.orchestration import get_client
+
+    from pipelines.flows import site_compile
+    from pipelines.llm_limit import ensure_llm_limit
+
+    # slots hardly decay while the test runs, so the limit's active slots count those taken
+    ensure_llm_limit("folio-llm-sites", per_second=0.001, burst=10_000)
+    monkeypatch.setenv("FOLIO_BACKEND", "llm")
+    monkeypatch.setenv("FOLIO_LLM_MODEL", "folio-fake/extractor")
+    monkeypatch.setenv("FOLIO_LLM_RATE_LIMIT", "folio-llm-sites")
+    config = make_topology(tmp_path)
+    calls = {}
+    for s in SITES:
+        before = fake.calls
+        site_compile(str(config), s)
+        calls[s] = fake.calls - before
+    assert all(calls.values()), calls
+    with get_client(sync_client=True) as client:
+        limit = client.read_global_concurrency_limit_by_name("folio-llm-sites")
+    assert limit.active_slots == sum(calls.values())

@@ -21,6 +21,7 @@ from pydantic import SecretStr
 from .base import ExtractionFailed
 from .budget import Budget
 from .cache import Answer, CallCache
+from .gate import Gate, rate_gate
 
 _PRIMARY = "folio-primary"
 # Characters per token when a provider reports no usage (so budgets still bite).
@@ -99,11 +100,12 @@ _HINTS = {
 class LLMClient:
     def __init__(self, *, model: str, api_base: str | None, api_key: SecretStr | None,
                  fallbacks: Sequence[str], timeout_s: float, retries: int, concurrency: int,
-                 budget: Budget, cache: CallCache, template: str, json_schema: bool) -> None:
+                 budget: Budget, cache: CallCache, template: str, json_schema: bool,
+                 gate: Gate = rate_gate(None)) -> None:
         self.model, self.api_base, self._key = model, api_base, api_key
         self.fallbacks, self.timeout_s, self.retries = tuple(fallbacks), timeout_s, retries
         self.concurrency, self.budget, self.cache = concurrency, budget, cache
-        self.template, self.json_schema = template, json_schema
+        self.template, self.json_schema, self.gate = template, json_schema, gate
         self._router: Any = None
 
     @property
@@ -179,6 +181,8 @@ class LLMClient:
         reserved = self.budget.worst_case(call.chars, call.max_tokens)
         self.budget.reserve(reserved)
         try:
+            # after the budget check, so a budget stop never spends a slot of the shared quota
+            self.gate()
             resp = self._get_router().completion(
                 model=_PRIMARY,
                 messages=[{"role": r, "content": c} for r, c in call.messages],

@@ -37,6 +37,7 @@ from .budget import Budget
 from .cache import Answer, CallCache
 from .chunking import Chunk, chunk_spans
 from .client import Call, LLMClient
+from .gate import rate_gate
 from .offline import structured_claims
 from .prompts import extraction_messages, template_digest
 from .responses import LLMClaim, claims_schema
@@ -130,7 +131,8 @@ class LLMBackend:
             api_key=settings.llm_api_key, fallbacks=settings.llm_fallbacks,
             timeout_s=settings.llm_timeout_s, retries=settings.llm_retries,
             concurrency=settings.llm_concurrency, budget=self.budget, cache=self.cache,
-            template=self.template, json_schema=settings.llm_json_schema)
+            template=self.template, json_schema=settings.llm_json_schema,
+            gate=rate_gate(settings.llm_rate_limit))
         self._prefetched: dict[str, Extraction] = {}
         self.synthesizer = None
         if settings.llm_synthesis:

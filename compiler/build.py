@@ -474,7 +474,7 @@ class _Compile:
         with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
             # started after the pool forked: a fork must not copy a thread mid-write
-            self._writer = FileWriter()
+            self._writer = FileWriter(write_atomic)
             try:
                 waves = ((wave, *self._page_jobs(wave, signing, run)) for wave in _waves(ids))
                 for wave, listed, results in _one_ahead(waves):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from .atomic import write_atomic
@@ -22,7 +23,8 @@ class FileWriter:
     """``put(path, data)`` queues an atomic write; ``close()`` waits for all of them and
     raises the first error any of them met (the compile then rolls back)."""
 
-    def __init__(self) -> None:
+    def __init__(self, write: Callable[[Path, bytes], None] = write_atomic) -> None:
+        self._write = write
         self._queue: queue.Queue[tuple[Path, bytes] | None] = queue.Queue(_QUEUED_MAX)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="folio-writer", daemon=True)
@@ -45,6 +47,6 @@ class FileWriter:
         while (item := self._queue.get()) is not _DONE:
             if self._error is None:  # after a failure, drain without writing
                 try:
-                    write_atomic(*item)
+                    self._write(*item)
                 except BaseException as exc:  # noqa: BLE001 - re-raised by close()
                     self._error = exc

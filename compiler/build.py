@@ -20,7 +20,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,7 +49,6 @@ from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
 from .steps import render as render_step
 from .workers import Runner, step_runner, worker_count
-from .writer import FileWriter
 
 STATE_DIR = ".folio"
 _PAGE_ID = re.compile(r"^[a-z0-9-]{1,32}/[a-z0-9-]{1,100}$")
@@ -473,18 +472,10 @@ class _Compile:
         context = {"tiebreak_of": self.tiebreak_of, "signing": signing}
         with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
-            # started after the pool forked: a fork must not copy a thread mid-write
-            self._writer = FileWriter(write_atomic)
-            try:
-                waves = ((wave, *self._page_jobs(wave, signing, run)) for wave in _waves(ids))
-                for wave, listed, results in _one_ahead(waves):
-                    self._store_pages(results, listed)
-                    self.progress.advance(len(wave))
-            except BaseException:
-                with suppress(BaseException):  # the error that stopped the render wins
-                    self._writer.close()
-                raise
-            self._writer.close()
+            waves = ((wave, *self._page_jobs(wave, signing, run)) for wave in _waves(ids))
+            for wave, listed, results in _one_ahead(waves):
+                self._store_pages(results, listed)
+                self.progress.advance(len(wave))
 
     def _page_jobs(self, wave: list[str], signing: SigningPlan | None, run: Runner
                    ) -> tuple[dict[str, tuple[str, str, str]], Iterator[RenderedPage]]:
@@ -524,12 +515,12 @@ class _Compile:
             report.pages_rendered += 1
             if page.files is not None:
                 md_path, sc_path = self._page_paths(page.entity_id)
-                self._writer.put(md_path, page.files[0])
-                self._writer.put(sc_path, page.files[1])
+                write_atomic(md_path, page.files[0])
+                write_atomic(sc_path, page.files[1])
                 report.pages_written += 1
                 report.written.append(page.entity_id)
             if page.bundle is not None:
-                self._writer.put(self.out / bundle_name(page.entity_id), page.bundle)
+                write_atomic(self.out / bundle_name(page.entity_id), page.bundle)
                 self._signed[page.entity_id] = sha256_hex(page.bundle)
             pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
                           page.sidecar_sha256, page.type, page.title, page.summary))

@@ -177,6 +177,7 @@ class _Compile:
             changed_files, reread = self._scan()
             before = st.record_keys_of_files(reread)
             changed, seen, decls = self._read(changed_files, reread, before)
+            del changed_files  # the corpus's bytes: not to be carried into the workers
             removed = set(before) - seen
             self.report.records_removed = len(removed)
             self.report.changed_keys, self.report.removed_keys = changed, sorted(removed)
@@ -194,9 +195,8 @@ class _Compile:
                 for key in name_keys:
                     wanted |= st.records_mentioning(key)
                 relink = sorted(wanted - removed)
-            lookup = (NameIndex(st.all_declarations()) if len(relink) >= self.settings.parallel_min_items
-                      else StoredNameLookup(st.lookup_name, st.name_keys_from))
-            dirty |= self._link(relink, removed, lookup, full)
+            # built inline so that it is freed once linked, before the render workers fork
+            dirty |= self._link(relink, removed, self._name_lookup(len(relink)), full)
             for eid in decl_changed:
                 dirty.add(eid)
                 dirty |= st.mention_targets_of_subject(eid)
@@ -304,7 +304,8 @@ class _Compile:
         # the pool pays off by records, not files; a file holds ~10 records on average
         size_hint = max(len(items), sum(len(item[1]) for item in items) // _BYTES_PER_RECORD)
         self.progress.phase("read", len(items))
-        with step_runner(self.workers, size_hint, self.settings.parallel_min_items, context) as run:
+        with step_runner(self.workers, size_hint, self.settings.parallel_min_items, context,
+                         self.state.release_memory) as run:
             for (f, _, stat, sha, now_ns), results in zip(changed_files, run(parse_file, items)):
                 known.update(st.record_index_of(
                     r.key for r in results if not isinstance(r, RecordError)))
@@ -404,6 +405,12 @@ class _Compile:
         return entity_changed, name_keys
 
     # -- 5: link ----------------------------------------------------------------------------
+    def _name_lookup(self, n_records: int) -> Callable:
+        st = self.state
+        if n_records >= self.settings.parallel_min_items:
+            return NameIndex(st.all_declarations())
+        return StoredNameLookup(st.lookup_name, st.name_keys_from)
+
     def _link(self, relink: list[str], removed: set[str], lookup: Callable, full: bool
               ) -> set[str]:
         st = self.state
@@ -416,7 +423,8 @@ class _Compile:
         # a database-backed lookup cannot cross into a worker process
         workers = self.workers if isinstance(lookup, NameIndex) else 1
         context = {"policy": self.policy, "lookup": lookup}
-        with step_runner(workers, len(relink), self.settings.parallel_min_items, context) as run:
+        with step_runner(workers, len(relink), self.settings.parallel_min_items, context,
+                         self.state.release_memory) as run:
             waves = ((wave, run(link_step, sorted(st.load_records(wave))))
                      for wave in _waves(relink))
             for wave, results in _one_ahead(waves):
@@ -462,7 +470,8 @@ class _Compile:
         self.progress.phase("render", len(ids))
         signing = signing if signing is not None and signing.in_render else None
         context = {"tiebreak_of": self.tiebreak_of, "signing": signing}
-        with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context) as run:
+        with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context,
+                         self.state.release_memory) as run:
             waves = ((wave, *self._page_jobs(wave, signing, run)) for wave in _waves(ids))
             for wave, listed, results in _one_ahead(waves):
                 self._store_pages(results, listed)

@@ -8,6 +8,7 @@ the previous state, and the rerun redoes exactly the same work.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -92,6 +93,9 @@ _RESETTABLE = (
 )
 
 
+_CACHE_SIZE = "PRAGMA cache_size=-200000"
+
+
 def _chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
     for i in range(0, len(items), size):
         yield items[i:i + size]
@@ -100,6 +104,7 @@ def _chunks(items: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
 class State:
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
+        self._building: Path | None = None
         self._next_rowid: dict[str, int] = {}
         self._claim_delta = 0  # claims this compile stored minus those it dropped
         if readonly:
@@ -108,12 +113,22 @@ class State:
             self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
+            # A first compile builds its state under another name, without a journal, and
+            # renames it into place when it commits: a crash leaves no state (the rerun starts
+            # over), and the whole state is written once instead of through the WAL and back.
+            self._building = None if path.exists() else path.with_name(path.name + ".new")
+            if self._building is not None:
+                self._building.unlink(missing_ok=True)  # left by a crashed first compile
+                self.db = sqlite3.connect(self._building, isolation_level=None)
+                self.db.execute("PRAGMA journal_mode=OFF")
+                self.db.execute("PRAGMA synchronous=OFF")
+            else:
+                self.db = sqlite3.connect(path, isolation_level=None)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
             self._upgrade()
             self.db.executescript(SCHEMA)
-        self.db.execute("PRAGMA cache_size=-200000")
+        self.db.execute(_CACHE_SIZE)
 
     def _upgrade(self) -> None:
         """A state written by another format is only a cache of the sources: drop it (the
@@ -136,13 +151,43 @@ class State:
 
     def commit(self) -> None:
         self.db.execute("COMMIT")
+        if self._building is not None:
+            self._move_into_place(self._building)
+
+    def _move_into_place(self, built: Path) -> None:
+        """The first compile's commit: the built state, synced, becomes the state."""
+        self.db.execute("PRAGMA journal_mode=WAL")  # kept in the file's header
+        self.db.close()
+        fd = os.open(built, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(built, self.path)
+        fd = os.open(self.path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._building = None
+        self.db = sqlite3.connect(self.path, isolation_level=None)
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(_CACHE_SIZE)
 
     def rollback(self) -> None:
+        if self._building is not None:  # without a journal there is nothing to roll back to
+            self.db.close()
+            self._building.unlink(missing_ok=True)
+            return
         if self.db.in_transaction:
             self.db.execute("ROLLBACK")
 
     def close(self) -> None:
         self.db.close()
+
+    def release_memory(self) -> None:
+        """Drop the page cache (it refills from the OS's file cache as needed)."""
+        self.db.execute("PRAGMA shrink_memory")
 
     # -- meta -------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:

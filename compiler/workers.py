@@ -11,6 +11,9 @@ the pool feeds workers from a helper thread, which must never touch the parent's
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -31,15 +34,35 @@ def worker_count(setting: int) -> int:
     return setting if setting > 0 else (os.cpu_count() or 1)
 
 
+def release_free_memory() -> None:
+    """Hand memory the parent freed back to the system before forking: glibc keeps freed
+    pages mapped, and a forked worker counts (and may copy) every one of them."""
+    gc.collect()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _load_libc() -> Any:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc()
+
+
 def _inline(step: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
     return map(step, items)
 
 
 @contextmanager
-def step_runner(workers: int, n_items: int, min_items: int, context: dict[str, Any]
-                ) -> Iterator[Runner]:
+def step_runner(workers: int, n_items: int, min_items: int, context: dict[str, Any],
+                before_fork: Callable[[], None] | None = None) -> Iterator[Runner]:
     """A ``run(step, items)`` for one phase: ordered results, on ``workers`` processes when
-    the phase has at least ``min_items`` items, enough to pay for the fork."""
+    the phase has at least ``min_items`` items, enough to pay for the fork. ``before_fork``
+    lets the parent drop caches first: every page it holds then counts again in each worker."""
     CONTEXT.clear()
     CONTEXT.update(context)
     parallel = (workers > 1 and n_items >= min_items
@@ -47,6 +70,9 @@ def step_runner(workers: int, n_items: int, min_items: int, context: dict[str, A
     if not parallel:
         yield _inline
         return
+    if before_fork is not None:
+        before_fork()
+    release_free_memory()
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         def run(step: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
             size = max(1, min(64, len(items) // (workers * 8)))

@@ -206,6 +206,44 @@ def test_worker_processes_write_the_same_wiki_as_one_process(tmp_path: Path) -> 
         assert_same_wiki(parallel, serial)
 
 
+def test_first_compile_that_fails_leaves_no_state_and_reruns_whole(tmp_path: Path,
+                                                                   monkeypatch) -> None:  # noqa: ANN001
+    """A first compile builds its state without a journal under another name: a failure
+    after pages were written must leave no state behind, and the rerun must equal a clean
+    compile (and be journaled from then on)."""
+    from compiler import build
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    real = build._Compile._aggregate
+
+    def crash(self) -> None:  # noqa: ANN001
+        raise RuntimeError("killed after the pages were written")
+
+    monkeypatch.setattr(build._Compile, "_aggregate", crash)
+    try:
+        compile_wiki(corpus, wiki, today="2026-11-21")
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("the compile should have failed")
+    assert any(wiki.rglob("*.md")), "pages were written before the failure"
+    assert sorted(p.name for p in (wiki / ".folio").iterdir()) == ["lock", "pending.json"]
+    monkeypatch.setattr(build._Compile, "_aggregate", real)
+    (wiki / ".folio" / "state.db.new").write_bytes(b"half a database")  # as a kill leaves it
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert report.full_rebuild and report.rejected == 0
+    assert not (wiki / ".folio" / "state.db.new").exists()
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today="2026-11-21")
+    assert_same_wiki(wiki, clean)
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    db.close()
+
+
 def test_state_from_another_format_is_dropped_and_rebuilt(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(ACME, corpus)

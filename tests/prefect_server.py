@@ -26,7 +26,7 @@ def prefect_env(home: Path, api_url: str | None = None) -> dict[str, str]:
     return env
 
 
-class _Proc:
+class Proc:
     def __init__(self, cmd: list[str], env: dict[str, str], log: Path, cwd: Path | None = None
                  ) -> None:
         self.log = log
@@ -57,8 +57,8 @@ class PrefectServer:
         self.home = home
         self.port = free_port()
         self.api_url = f"http://127.0.0.1:{self.port}/api"
-        self.server: _Proc | None = None
-        self.workers: list[_Proc] = []
+        self.server: Proc | None = None
+        self.workers: list[Proc] = []
 
     @property
     def env(self) -> dict[str, str]:
@@ -66,7 +66,7 @@ class PrefectServer:
 
     def start(self, timeout: float = 120.0) -> PrefectServer:
         self.home.mkdir(parents=True, exist_ok=True)
-        self.server = _Proc(["prefect", "server", "start", "--host", "127.0.0.1", "--port",
+        self.server = Proc(["prefect", "server", "start", "--host", "127.0.0.1", "--port",
                              str(self.port)], prefect_env(self.home), self.home / "server.log")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -81,8 +81,8 @@ class PrefectServer:
         self.stop()
         raise RuntimeError(f"prefect server not healthy in {timeout}s")
 
-    def worker(self, pool: str, env: dict[str, str], cwd: Path) -> _Proc:
-        w = _Proc(["prefect", "worker", "start", "--pool", pool, "--type", "process",
+    def worker(self, pool: str, env: dict[str, str], cwd: Path) -> Proc:
+        w = Proc(["prefect", "worker", "start", "--pool", pool, "--type", "process",
                    "--prefetch-seconds", "5", "--limit", "2"],
                   {**self.env, **env}, self.home / f"worker-{pool}.log", cwd=cwd)
         self.workers.append(w)

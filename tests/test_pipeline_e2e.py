@@ -19,7 +19,6 @@ from pathlib import Path
 
 import boto3
 import pytest
-import yaml
 
 from brokers import fresh
 from compiler.build import compile_wiki
@@ -35,8 +34,8 @@ from connectors.bus.kafka import KafkaBus
 from connectors.event_settings import EventSettings
 from connectors.events import encode, record_event
 from connectors.loader import corpus_records
-from pipeline_sites import make_topology
-from prefect_server import PrefectServer, _Proc
+from pipeline_sites import make_topology, site_entry, write_topology
+from prefect_server import PrefectServer, Proc
 from s3 import FaultProxy
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,7 +58,7 @@ class Stack:
         self.root, self.server, self.bootstrap, self.prefix = root, server, bootstrap, prefix
         self.s3_url = s3_url
         self.store_url = f"s3://{BUCKET}/acme"
-        self.bridges: list[_Proc] = []
+        self.bridges: list[Proc] = []
 
     @property
     def config(self) -> Path:
@@ -70,7 +69,7 @@ class Stack:
                 "FOLIO_S3_ENDPOINT_URL": self.s3_url,
                 "FOLIO_CACHE_DIR": str(self.root / "cache"),
                 "FOLIO_KEY_PATH": os.environ["FOLIO_KEY_PATH"],
-                "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "5"}
+                "PREFECT_WORKER_QUERY_SECONDS": "1"}
 
     def bus(self) -> KafkaBus:
         return KafkaBus(EventSettings(kafka_bootstrap=self.bootstrap, partitions=3),
@@ -89,10 +88,6 @@ class Stack:
         with SyncPrefectClient(self.server.api_url) as client:
             return client.read_flow_runs()
 
-    def failed_runs(self) -> list[str]:
-        return [f"{r.name} {r.state_type}" for r in self.flow_runs()
-                if r.state_type and r.state_type.value in {"FAILED", "CRASHED"}]
-
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_bytes()[-3000:].decode(errors='replace')}"
                          for p in sorted(self.server.home.glob("*.log")))
@@ -101,26 +96,16 @@ class Stack:
         """Wait until ``done()`` and no flow run is still pending or running."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            failed = self.failed_runs()
+            runs = self.flow_runs()
+            failed = [f"{r.name} {r.state_type}" for r in runs
+                      if r.state_type and r.state_type.value in {"FAILED", "CRASHED"}]
             assert not failed, f"flow runs failed: {failed}\n{self.logs()}"
-            busy = [r for r in self.flow_runs() if r.state_type is None
+            busy = [r for r in runs if r.state_type is None
                     or r.state_type.value in {"SCHEDULED", "PENDING", "RUNNING"}]
             if not busy and done():
                 return
             time.sleep(2)
         raise AssertionError(f"pipeline did not settle in {timeout}s\n{self.logs()}")
-
-
-def write_topology(root: Path, store_url: str) -> Path:
-    sites = [{"name": name, "corpus": f"{name}/corpus", "workdir": f"{name}/work",
-              "systems": sorted(set(systems.values()))} for name, systems in SITES.items()]
-    topo = {"tenant": "acme", "store": store_url,
-            "central": {"workdir": "central", "authority": str(ACME / "authority.yaml"),
-                        "directory": str(ACME / "directory.yaml")},
-            "sites": sites}
-    path = root / "folio-sites.yaml"
-    path.write_text(yaml.safe_dump(topo))
-    return path
 
 
 def acme_records() -> dict[str, list[SourceRecord]]:
@@ -138,7 +123,8 @@ def stack(tansu, moto, tmp_path_factory: pytest.TempPathFactory):  # type: ignor
     server = PrefectServer(root / "prefect").start()
     st = Stack(root, server, tansu.bootstrap, fresh("e2e"), moto.url)
     try:
-        write_topology(root, st.store_url)
+        write_topology(root, [site_entry(name, systems=sorted(set(systems.values())))
+                              for name, systems in SITES.items()], st.store_url)
         st.bus().ensure_topics(sorted({s for m in SITES.values() for s in m.values()}))
         # the deployments exactly as a platform team applies them
         out = subprocess.run(
@@ -159,7 +145,7 @@ def stack(tansu, moto, tmp_path_factory: pytest.TempPathFactory):  # type: ignor
         for pool in ("folio-emea", "folio-us", "folio-central"):
             server.worker(pool, st.env(), cwd=root)
         for site in SITES:
-            st.bridges.append(_Proc([*CLI, "pipeline", "bridge", "-c", str(st.config), "--site", site],
+            st.bridges.append(Proc([*CLI, "pipeline", "bridge", "-c", str(st.config), "--site", site],
                                     st.env(), server.home / f"bridge-{site}.log", cwd=root))
         yield st
     finally:
@@ -217,6 +203,7 @@ def test_events_at_two_sites_reach_a_signed_central_index_on_s3(stack: Stack, tm
     # one record changed at one site: only the pages citing it are published anew
     gen = stack.head_generation()
     before = _tree(stack)
+    citing = _pages_citing(wiki, records["jira"][0].key)
     jira = records["jira"][0]
     doc = jira.model_dump(exclude={"key", "sha256", "origin"})
     doc["version"] = f"{jira.version}-e2e"
@@ -229,8 +216,7 @@ def test_events_at_two_sites_reach_a_signed_central_index_on_s3(stack: Stack, tm
     after = _tree(stack)
     pages_changed = {p for p in set(before) | set(after)
                      if p.endswith(".md") and before.get(p) != after.get(p)}
-    citing = _pages_citing(wiki, jira.key) | _pages_citing(
-        materialize(stack.store(), settings)[0], changed.key)
+    citing |= _pages_citing(materialize(stack.store(), settings)[0], changed.key)
     assert pages_changed, "the change did not reach the central index"
     assert pages_changed - {"index.md", "log.md"} <= citing
     assert len(pages_changed) < len([p for p in after if p.endswith(".md")]) / 2
@@ -253,16 +239,12 @@ def _sidecars(wiki: Path):  # type: ignore[no-untyped-def]
 
 
 def _page_systems(wiki: Path) -> dict[str, set[str]]:
-    return {page: {c["source"]["key"].split("/")[1] for c in _claims(doc)}
+    return {page: {c["source"]["key"].split("/")[1] for c in doc["claims"]}
             for page, doc in _sidecars(wiki)}
 
 
 def _pages_citing(wiki: Path, key: str) -> set[str]:
     return {page for page, doc in _sidecars(wiki) if key in json.dumps(doc)}
-
-
-def _claims(doc: dict) -> list[dict]:  # type: ignore[type-arg]
-    return doc.get("claims", [])
 
 
 # -- a killed aggregation ------------------------------------------------------------------------

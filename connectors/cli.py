@@ -23,6 +23,7 @@ from .api.registry import make_api_connector
 from .api.runner import CursorStore, RunReport, cursor_path, export_files, poll_once, sync_export
 from .bus.base import EventBus, PublishError
 from .consumer import BatchReport, SiteConsumer
+from .health import HealthServer
 from .site_corpus import SiteCorpus
 from .wiring import claim_check_store, make_bus
 
@@ -35,6 +36,9 @@ connectors_app = typer.Typer(help="Run source connectors that publish change eve
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="site.yaml (tenant, site, connectors)",
                                          exists=True, dir_okay=False)]
 InstanceOpt = Annotated[Optional[str], typer.Option("--instance", help="which connector of the system")]
+HealthOpt = Annotated[Optional[str], typer.Option(
+    "--health", help="[HOST]:PORT serving /healthz (the loop is alive) and /readyz (it has "
+                     "completed a round), for Kubernetes probes")]
 WikiEmbedded = Annotated[Optional[Path], typer.Option(
     "--wiki", help="embedded mode (no Kafka configured): also compile the events into this wiki")]
 
@@ -52,6 +56,19 @@ def _stop_on_signals() -> Iterator[threading.Event]:
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+
+
+def start_health(spec: str | None, stale_after_s: float) -> HealthServer | None:
+    """The probe server of ``--health``, or a clear error for a bad address or a busy port."""
+    if not spec:
+        return None
+    try:
+        probe = HealthServer(spec, stale_after_s).start()
+    except (ValueError, OSError) as exc:
+        err.print(f"[red]error:[/red] --health {spec}: {exc}")
+        raise typer.Exit(1) from None
+    out.print(f"health probes on {probe.address[0]}:{probe.address[1]}")
+    return probe
 
 
 def _print_run(what: str, r: RunReport) -> None:
@@ -99,6 +116,7 @@ def run_cmd(
     once: Annotated[bool, typer.Option("--once", help="poll once and exit")] = False,
     webhook: Annotated[Optional[str], typer.Option(
         "--webhook", help="[HOST]:PORT to accept the system's webhooks as hints to poll now")] = None,
+    health: HealthOpt = None,
     wiki: WikiEmbedded = None,
 ) -> None:
     """Poll the system's API with a checkpointed cursor and publish change events."""
@@ -106,6 +124,8 @@ def run_cmd(
     with _stop_on_signals() as stop:
         wake = threading.Event()
         hints = None
+        # alive while a page or a round completes within the poll interval plus 5 minutes
+        probe = start_health(health, stale_after_s=cfg.poll_interval_s + 300)
         if webhook:
             from .webhook import WebhookHints
 
@@ -117,7 +137,8 @@ def run_cmd(
                 try:
                     report = poll_once(connector, cfg, bus, store, site.tenant,
                                        claim_checks=claim_check_store(settings),
-                                       max_body_bytes=settings.events.max_body_bytes)
+                                       max_body_bytes=settings.events.max_body_bytes,
+                                       on_page=probe.beat if probe else None)
                     _print_run(f"{system}/{cfg.instance}", report)
                     _embedded_compile(bus, settings, site.tenant, site.site, system, wiki)
                     failed = bool(report.errors)
@@ -131,6 +152,8 @@ def run_cmd(
                             bus.ensure_topics([system])
                         except Exception as again:  # noqa: BLE001 - still down: the next round retries
                             err.print(f"[yellow]broker still unavailable:[/yellow] {again}")
+                if probe:
+                    probe.beat()  # a failed poll is retried: the loop itself is alive
                 if once:
                     break
                 wake.wait(cfg.poll_interval_s)
@@ -138,6 +161,8 @@ def run_cmd(
         finally:
             if hints:
                 hints.stop()
+            if probe:
+                probe.stop()
             connector.close()
             bus.close()
     raise typer.Exit(EXIT_REJECTED if failed else 0)

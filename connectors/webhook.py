@@ -9,11 +9,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-def parse_listen(spec: str) -> tuple[str, int]:
+def parse_listen(spec: str, option: str = "--webhook") -> tuple[str, int]:
     """``:8088`` or ``0.0.0.0:8088``; a bare port listens on localhost only."""
     host, _, port = spec.rpartition(":")
     if not port.isdigit():
-        raise ValueError(f"--webhook expects [HOST]:PORT, got {spec!r}")
+        raise ValueError(f"{option} expects [HOST]:PORT, got {spec!r}")
     return host or "127.0.0.1", int(port)
 
 

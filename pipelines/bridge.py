@@ -73,6 +73,8 @@ class Bridge:
         return Triggered(site=self.site, events=len(deliveries), idempotency_key=key,
                          flow_run_id=run_id)
 
-    def run(self, stop: Event) -> None:
+    def run(self, stop: Event, on_round: Callable[[], None] | None = None) -> None:
         while not stop.is_set():
             self.run_once(stop)
+            if on_round is not None:
+                on_round()

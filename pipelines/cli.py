@@ -162,13 +162,16 @@ def llm_limit_cmd(
 def bridge_cmd(
     config: ConfigOpt,
     site: Annotated[str, typer.Option("--site", help="whose change events trigger its compile")],
+    health: Annotated[Optional[str], typer.Option(
+        "--health", help="[HOST]:PORT serving /healthz (the loop is alive) and /readyz (it has "
+                         "completed a round), for Kubernetes probes")] = None,
 ) -> None:
     """Watch a site's change-event topics and trigger its site-compile deployment (debounced,
     one idempotent run per batch). Needs FOLIO_EVENTS_KAFKA_BOOTSTRAP and PREFECT_API_URL."""
     import logging
 
     from compiler.settings import FolioSettings
-    from connectors.cli import _stop_on_signals
+    from connectors.cli import _stop_on_signals, start_health
     from connectors.wiring import make_bus
 
     from .bridge import Bridge
@@ -181,12 +184,18 @@ def bridge_cmd(
         raise typer.Exit(1)
     topo = _run(load_topology, config)
     s = _run(topo.site, site)
+    # a round is one poll (≤ max batch wait) plus a trigger; a group join takes up to 2 sessions
+    probe = start_health(health, stale_after_s=2 * settings.events.session_timeout_ms / 1000
+                         + settings.events.max_batch_wait_ms / 1000 + 120)
     bus = make_bus(settings, topo.tenant)
     sub = bus.subscribe(site, list(s.systems), group=f"folio-bridge-{site}")
     try:
         with _stop_on_signals() as stop:
-            Bridge(sub, site, str(config.resolve()), settings).run(stop)
+            Bridge(sub, site, str(config.resolve()), settings).run(
+                stop, on_round=probe.beat if probe else None)
     finally:
+        if probe:
+            probe.stop()
         sub.close()
         bus.close()
 

@@ -10,7 +10,7 @@ recognisable duplicates downstream).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -118,8 +118,10 @@ def _apply(cursor: Cursor, updates: dict[str, str | None]) -> None:
 
 def poll_once(connector: ApiConnector, cfg: ApiSourceConfig, bus: EventBus, store: CursorStore,
               tenant: str, *, now: datetime | None = None, prune: bool | None = None,
-              claim_checks: ClaimCheckStore | None = None, max_body_bytes: int = 512 * 1024) -> RunReport:
-    """One poll: read the window since the cursor (minus overlap), publish, checkpoint per page."""
+              claim_checks: ClaimCheckStore | None = None, max_body_bytes: int = 512 * 1024,
+              on_page: Callable[[], None] | None = None) -> RunReport:
+    """One poll: read the window since the cursor (minus overlap), publish, checkpoint per page
+    (then ``on_page``: a long first sync still shows the loop alive)."""
     until = now or datetime.now(UTC)
     cursor = store.load(cfg.start)
     since = max(EPOCH, cursor.since - timedelta(seconds=cfg.overlap_s))
@@ -133,6 +135,8 @@ def poll_once(connector: ApiConnector, cfg: ApiSourceConfig, bus: EventBus, stor
             cursor.since = page.high_water
         store.save(cursor)
         report.pages += 1
+        if on_page is not None:
+            on_page()
     cursor.polls += 1
     if prune if prune is not None else (cfg.prune_every and cursor.polls % cfg.prune_every == 0):
         _prune(connector, cfg, bus, cursor, pub, report, until)
@@ -166,6 +170,8 @@ def sync_export(files: Iterator[tuple[str, bytes]], connector: ApiConnector, cfg
         _apply(cursor, updates)
         store.save(cursor)
         report.pages += 1
+        if on_page is not None:
+            on_page()
     return report
 
 

@@ -270,7 +270,7 @@ def test_connectors_run_as_deployments_or_cronjobs_with_their_own_cursor(
 def test_register_job_applies_the_generated_deployments_after_install_and_upgrade(
         two: list[dict[str, Any]]) -> None:
     job = by_kind(two, "Job")["acme-folio-register"]
-    assert job["metadata"]["annotations"]["helm.sh/hook"] == "post-install,post-upgrade"
+    assert job["metadata"]["annotations"]["helm.sh/hook"] == "post-install,post-upgrade,post-rollback"
     script = pod_spec(job)["containers"][0]["args"][0]
     assert "folio pipeline deployments --config /etc/folio/config/folio-sites.yaml" in script
     assert "for pool in folio-central folio-emea folio-us; do" in script

@@ -41,4 +41,6 @@ class EventSettings(BaseSettings):
     max_batch: int = Field(20_000, ge=1, description="events per compile at most")
     max_batch_wait_ms: int = Field(2_000, ge=0, description="a batch closes after this long even under load")
     max_body_bytes: int = Field(512 * 1024, ge=1024, description="above this, a record goes by claim check")
-    claim_check_dir: Path | None = Field(None, description="claim-check store folder (shared by producers and consumers)")
+    claim_check_store: str | None = Field(
+        None, description="where bodies over max_body_bytes go (claim checks): s3://bucket/prefix, "
+        "or a folder that producers and consumers share; unset = such records are rejected")

@@ -29,6 +29,7 @@ from compiler import __version__
 from compiler.atomic import write_atomic
 from compiler.canonical import sha256_hex
 from compiler.models import SourceRecord
+from compiler.store.base import Store, StoreError, get_verified
 
 SPECVERSION = "1.0"
 CONTENT_TYPE = "application/json"
@@ -168,6 +169,32 @@ class FolderClaimCheckStore:
         if sha256_hex(data) != ref.sha256:
             raise EventError(f"claim check {ref.sha256} is corrupt (digest mismatch)")
         return data
+
+
+class StoreClaimCheckStore:
+    """Claim checks in an object store (``s3://bucket/prefix``): the one place a connector pod
+    and a site worker on different nodes both reach. Content-addressed like the folder store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    @staticmethod
+    def _key(sha: str) -> str:
+        return f"{sha[:2]}/{sha}.json"
+
+    def put(self, data: bytes) -> ClaimCheck:
+        sha = sha256_hex(data)
+        if not self.store.exists(self._key(sha)):
+            self.store.put(self._key(sha), data)  # S3 acknowledges a PUT once it is durable
+        return ClaimCheck(sha256=sha, size=len(data))
+
+    def get(self, ref: ClaimCheck) -> bytes:
+        try:
+            return get_verified(self.store, self._key(ref.sha256), ref.sha256,
+                                missing=f"claim check {ref.sha256} not found",
+                                corrupt=f"claim check {ref.sha256} is corrupt (digest mismatch)")
+        except StoreError as exc:
+            raise EventError(str(exc)) from None
 
 
 def _ms(t: datetime) -> int:
@@ -354,6 +381,6 @@ def _check(event: ChangeEvent, key: str) -> None:
 
 __all__ = [
     "ChangeBody", "ChangeEvent", "ClaimCheck", "ClaimCheckStore", "EventError", "EventSource",
-    "FolderClaimCheckStore", "Tombstone", "WireMessage", "decode", "delete_event", "encode",
+    "FolderClaimCheckStore", "StoreClaimCheckStore", "Tombstone", "WireMessage", "decode", "delete_event", "encode",
     "record_event",
 ]

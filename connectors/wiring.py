@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from compiler.settings import FolioSettings
 
 from .bus.base import EventBus, Topics
 from .bus.memory import InProcessBus
-from .events import ClaimCheckStore, FolderClaimCheckStore
+from .events import ClaimCheckStore, FolderClaimCheckStore, StoreClaimCheckStore
 
 
 def make_bus(settings: FolioSettings, tenant: str) -> EventBus:
@@ -20,5 +22,11 @@ def make_bus(settings: FolioSettings, tenant: str) -> EventBus:
 
 
 def claim_check_store(settings: FolioSettings) -> ClaimCheckStore | None:
-    d = settings.events.claim_check_dir
-    return FolderClaimCheckStore(d) if d else None
+    where = settings.events.claim_check_store
+    if not where:
+        return None
+    if where.startswith("s3://"):
+        from compiler.store import open_store
+
+        return StoreClaimCheckStore(open_store(where, settings))
+    return FolderClaimCheckStore(Path(where).expanduser())

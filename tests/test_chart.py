@@ -399,3 +399,13 @@ def test_umbrella_with_the_official_prefect_chart_lints_and_carries_valid_folio_
     env = {e["name"]: e.get("value") for e in
            pod_spec(by_kind(docs, "Deployment")["acme-folio-central-worker"])["containers"][0]["env"]}
     assert env["PREFECT_API_URL"] == "http://prefect-server:4200/api"
+
+
+def test_connectors_and_site_workers_share_the_claim_check_store(two: list[dict[str, Any]]) -> None:
+    """Bodies too large for a Kafka message go by claim check: the connector pod that writes one
+    and the worker pod that reads it share no disk, so the chart points both at the store."""
+    stores = set()
+    for doc in _workloads(two):
+        for c in pod_spec(doc)["containers"]:
+            stores.add({e["name"]: e.get("value") for e in c["env"]}["FOLIO_EVENTS_CLAIM_CHECK_STORE"])
+    assert stores == {"s3://folio-central/acme/claim-checks"}

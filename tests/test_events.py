@@ -84,3 +84,33 @@ def test_large_bodies_go_by_claim_check(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes().replace(b"xxxx", b"yyyy", 1))
     with pytest.raises(EventError, match="corrupt"):
         decode(msg, claim_checks=store)
+
+
+def test_claim_checks_in_s3_reach_a_consumer_in_another_process(
+        s3env, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Connector pods and site workers share no disk: FOLIO_EVENTS_CLAIM_CHECK_STORE=s3://… puts
+    large bodies in the object store they both reach (moto's S3 server here)."""
+    import boto3
+
+    from compiler.settings import FolioSettings
+    from connectors.wiring import claim_check_store
+
+    boto3.client("s3", endpoint_url=s3env.url, region_name="us-east-1").create_bucket(Bucket="folio-cc")
+    monkeypatch.setenv("FOLIO_EVENTS_CLAIM_CHECK_STORE", "s3://folio-cc/acme/claim-checks")
+    producer = claim_check_store(FolioSettings())
+    rec = ticket("acme", 6)
+    big = type(rec).model_validate({**rec.model_dump(exclude={"key", "sha256"}), "body": "y" * 300_000})
+    (msg,) = encode(record_event(big, "u"), claim_checks=producer, max_body_bytes=64 * 1024)
+    (again,) = encode(record_event(big, "u"), claim_checks=producer, max_body_bytes=64 * 1024)
+    # content-addressed: a replay refers to the same object and stores nothing new
+    assert json.loads(again.value)["after_ref"] == json.loads(msg.value)["after_ref"]
+    keys = [o["Key"] for o in boto3.client("s3", endpoint_url=s3env.url, region_name="us-east-1")
+            .list_objects_v2(Bucket="folio-cc")["Contents"]]
+    ref = json.loads(msg.value)["after_ref"]["sha256"]
+    assert keys == [f"acme/claim-checks/{ref[:2]}/{ref}.json"]
+    consumer = claim_check_store(FolioSettings())  # a fresh client, as in the worker pod
+    assert decode(msg, claim_checks=consumer).record == big
+    boto3.client("s3", endpoint_url=s3env.url, region_name="us-east-1").put_object(
+        Bucket="folio-cc", Key=keys[0], Body=b"{}")
+    with pytest.raises(EventError, match="corrupt"):
+        decode(msg, claim_checks=consumer)

@@ -154,6 +154,8 @@ securityContext:
 - name: FOLIO_S3_ENDPOINT_URL
   value: {{ $v.store.endpointUrl | quote }}
 {{- end }}
+- name: FOLIO_EVENTS_CLAIM_CHECK_STORE
+  value: {{ $v.store.claimChecks | default (printf "%s/claim-checks" (trimSuffix "/" $v.store.url)) | quote }}
 {{- if $v.store.region }}
 - name: FOLIO_S3_REGION
   value: {{ $v.store.region | quote }}

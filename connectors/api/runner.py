@@ -170,8 +170,6 @@ def sync_export(files: Iterator[tuple[str, bytes]], connector: ApiConnector, cfg
         _apply(cursor, updates)
         store.save(cursor)
         report.pages += 1
-        if on_page is not None:
-            on_page()
     return report
 
 

@@ -84,5 +84,19 @@ class Broker:
         self.proc = None
 
 
+    def restart_kafka(self, pause_s: float = 1.0) -> None:
+        """noida-db only: stop the Kafka service the way an operator restarts a broker (it saves
+        its data first; a signal to the process would lose writes acknowledged since its last
+        periodic flush), stay down ``pause_s``, start it again on the same port."""
+        assert self.kind == "noida" and self.data_dir is not None and self.proc is not None
+        ctl = [self._cmd()[0]]
+        subprocess.run([*ctl, "stop", "kafka", "--data-dir", str(self.data_dir)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+        time.sleep(pause_s)
+        subprocess.run([*ctl, "start", "kafka", "--data-dir", str(self.data_dir)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+        _wait_port(self.port, self.proc)
+
+
 def fresh(name: str) -> str:
     return f"{name}-{uuid.uuid4().hex[:8]}"

@@ -372,6 +372,9 @@ def test_register_job_script_registers_everything_on_a_real_prefect_server(
     assert deployments["us"].work_pool_name == "folio-us"
     assert deployments["central"].work_pool_name == "folio-central"
     assert deployments["emea"].parameters["config"] == "/etc/folio/config/folio-sites.yaml"
+    # the site's signing identity travels with its deployments
+    assert deployments["emea"].job_variables == {"namespace": "folio",
+                                                 "service_account_name": "acme-folio-emea"}
     assert {"folio-emea", "folio-us", "folio-central"} <= set(pools)
     assert {pools[p] for p in ("folio-emea", "folio-us", "folio-central")} == {"process"}
     assert limit.limit == 10 and limit.slot_decay_per_second == 2

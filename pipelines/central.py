@@ -29,6 +29,7 @@ from compiler.store.publish import PublishReport, publish_wiki
 from connectors.claimset import SYSTEM as CLAIMSET_SYSTEM
 from connectors.loader import MANIFEST as SOURCES
 
+from .claimset_signature import check_manifest, signature_key, site_trust
 from .site import manifest_key, shard_key
 from .topology import Topology
 
@@ -92,9 +93,12 @@ def expected_backend(settings: FolioSettings) -> dict:
     return json.loads(json.dumps(get_backend(settings.backend, settings).describe()))
 
 
-def gather(topo: Topology, store: Store, expect_backend: dict | None = None) -> GatherReport:
+def gather(topo: Topology, store: Store, settings: FolioSettings,
+           expect_backend: dict | None = None) -> GatherReport:
     """Bring the aggregate corpus up to date with every site's shipped claim set. Refuses
-    (:class:`BackendMismatch`) claim sets extracted with another backend than ``expect_backend``."""
+    claim sets extracted with another backend than ``expect_backend`` (:class:`BackendMismatch`)
+    and, unless FOLIO_SIGNING=off, claim sets not signed by the identity expected for their
+    site (:class:`ClaimSetUntrusted`), before anything is downloaded."""
     corpus = prepare_corpus(topo)
     sites: dict[str, int] = {}
     missing: list[str] = []
@@ -111,6 +115,14 @@ def gather(topo: Topology, store: Store, expect_backend: dict | None = None) -> 
             raise ValueError(f"{store.url}/{manifest_key(s.name)}: claim set of site "
                              f"{manifest.site!r} tenant {manifest.tenant!r}, expected "
                              f"{s.name!r} tenant {topo.tenant!r}")
+        if settings.signing != "off":
+            key = signature_key(s.name, sha256_hex(data))
+            try:
+                bundle: bytes | None = store.get(key)
+            except NotFound:
+                bundle = None
+            check_manifest(bundle, f"{store.url}/{key}", site_trust(settings, s), s.name,
+                           topo.tenant, manifest_key(s.name), data)
         manifests.append((s.name, manifest))
     mismatch = [name for name, m in manifests
                 if expect_backend is not None and m.backend != expect_backend]
@@ -141,7 +153,7 @@ def gather(topo: Topology, store: Store, expect_backend: dict | None = None) -> 
 def aggregate(topo: Topology, store: Store, settings: FolioSettings, *,
               publish: bool = True, today: str | None = None) -> AggregateReport:
     """Gather, compile, publish: what the ``aggregate`` flow does, as one plain call."""
-    report = gather(topo, store, expect_backend=expected_backend(settings))
+    report = gather(topo, store, settings, expect_backend=expected_backend(settings))
     compiled: CompileReport = compile_wiki(corpus_dir(topo), wiki_dir(topo), settings,
                                            today=today)
     published = publish_wiki(wiki_dir(topo), store, settings) if publish else None

@@ -65,7 +65,7 @@ def extract_site(config: str, site: str) -> dict:
 @task(name="ship-claimset", **_STORE_RETRIES)
 def ship_claimset(config: str, site: str) -> int:
     topo, settings = _load(config)
-    return site_mod.ship(topo.site(site), open_store(topo.store, settings))
+    return site_mod.ship(topo.site(site), open_store(topo.store, settings), settings)
 
 
 @task(name="drain-events")
@@ -85,7 +85,7 @@ def drain_events(config: str, site: str, max_batches: int = 50, wait_s: float = 
     def extract_and_ship(st: FolioSettings):  # type: ignore[no-untyped-def]
         nonlocal uploaded
         report, _, _ = site_mod.extract(s, st, topo.tenant)
-        uploaded += site_mod.ship(s, store)
+        uploaded += site_mod.ship(s, store, st)
         return report
 
     bus = make_bus(settings, topo.tenant)
@@ -134,7 +134,7 @@ def site_compile(config: str, site: str, drain: bool = False) -> dict:
 @task(name="gather-claimsets", **_STORE_RETRIES)
 def gather_claimsets(config: str) -> dict:
     topo, settings = _load(config)
-    return central.gather(topo, open_store(topo.store, settings),
+    return central.gather(topo, open_store(topo.store, settings), settings,
                           expect_backend=central.expected_backend(settings)).model_dump()
 
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from compiler.build import CompileReport, compile_wiki
+from compiler.canonical import sha256_hex
 from compiler.claimset import MANIFEST, ClaimSetManifest, export_claimset, manifest_bytes
+from compiler.provenance.attest import signer_from_settings
 from compiler.settings import FolioSettings
 from compiler.store.base import NotFound, Store
 
+from .claimset_signature import sign_manifest, signature_key
 from .topology import SiteConfig
 
 STATE = "state"
@@ -62,8 +65,9 @@ def extract(site: SiteConfig, settings: FolioSettings, tenant: str) -> tuple[Com
     return report, manifest, written
 
 
-def ship(site: SiteConfig, store: Store) -> int:
-    """Upload the site's claim set: missing shards, then the manifest. Returns objects sent."""
+def ship(site: SiteConfig, store: Store, settings: FolioSettings) -> int:
+    """Upload the site's claim set: missing shards, the site's signature over the manifest
+    (unless FOLIO_SIGNING=off), then the manifest. Returns objects sent."""
     folder = site.workdir / CLAIMSET
     manifest = ClaimSetManifest.model_validate_json((folder / MANIFEST).read_bytes())
     sent = 0
@@ -73,6 +77,11 @@ def ship(site: SiteConfig, store: Store) -> int:
             store.put(key, (folder / name).read_bytes())
             sent += 1
     data = manifest_bytes(manifest)
+    signer = signer_from_settings(settings)
+    signature = signature_key(site.name, sha256_hex(data))
+    if signer is not None and not store.exists(signature):
+        store.put(signature, sign_manifest(signer, manifest_key(site.name), data, manifest))
+        sent += 1
     try:
         current = store.get(manifest_key(site.name))
     except NotFound:
@@ -86,7 +95,7 @@ def ship(site: SiteConfig, store: Store) -> int:
 def site_compile(site: SiteConfig, store: Store, settings: FolioSettings, tenant: str
                  ) -> SiteReport:
     report, manifest, written = extract(site, settings, tenant)
-    sent = ship(site, store)
+    sent = ship(site, store, settings)
     return SiteReport(site=site.name, records=manifest.records,
                       extracted=report.records_extracted, removed=report.records_removed,
                       rejected=report.rejected, shards_written=written, uploaded=sent,

@@ -41,6 +41,13 @@ class SiteConfig(BaseModel):
         None, description="Kubernetes service account the site's jobs run as: its signing "
                           "identity for keyless signing")
     namespace: str | None = Field(None, description="Kubernetes namespace of the site's jobs")
+    signer_identity: str | None = Field(
+        None, description="keyless certificate identity the centre requires on this site's claim "
+                          "sets; default: the service account's "
+                          "(https://kubernetes.io/namespaces/<namespace>/serviceaccounts/<name>)")
+    trusted_key: Path | None = Field(
+        None, description="PEM public key the centre requires on this site's claim sets when "
+                          "the site signs with its own local key; default: the centre's trusted key")
 
     @property
     def pool(self) -> str:
@@ -106,6 +113,7 @@ def load_topology(path: Path) -> Topology:
     central = topo.central.model_copy(update={
         "workdir": here(topo.central.workdir), "authority": here(topo.central.authority),
         "directory": here(topo.central.directory)})
-    sites = tuple(s.model_copy(update={"corpus": here(s.corpus), "workdir": here(s.workdir)})
+    sites = tuple(s.model_copy(update={"corpus": here(s.corpus), "workdir": here(s.workdir),
+                                       "trusted_key": here(s.trusted_key)})
                   for s in topo.sites)
     return topo.model_copy(update={"store": store, "central": central, "sites": sites})

@@ -170,6 +170,8 @@ def test_site_pods_run_as_the_site_identity_with_a_projected_sigstore_token(
         token = Path(mount["mountPath"]) / src["serviceAccountToken"]["path"]
         assert env["FOLIO_SIGSTORE_TOKEN_FILE"] == str(token) and mount["readOnly"] is True
         assert env["FOLIO_SIGNING"] == "sigstore"
+        # whose signed claim sets the centre accepts: each site's service account, this issuer
+        assert env["FOLIO_SIGSTORE_ISSUER"] == "https://kubernetes.default.svc.cluster.local"
         # the builder id in every DBOM is the identity Fulcio certifies for this token
         assert env["FOLIO_BUILDER_ID"] == (
             f"https://kubernetes.io/namespaces/folio/serviceaccounts/{spec['serviceAccountName']}")
@@ -412,3 +414,24 @@ def test_connectors_and_site_workers_share_the_claim_check_store(two: list[dict[
         for c in pod_spec(doc)["containers"]:
             stores.add({e["name"]: e.get("value") for e in c["env"]}["FOLIO_EVENTS_CLAIM_CHECK_STORE"])
     assert stores == {"s3://folio-central/acme/claim-checks"}
+
+
+def test_the_centre_expects_each_sites_claim_sets_from_that_sites_own_identity(
+        two: list[dict[str, Any]], tmp_path: Path) -> None:
+    """What a site worker signs as (its projected token's identity, also its builder id) is
+    exactly what the central worker requires on that site's claim sets."""
+    from compiler.settings import FolioSettings
+    from pipelines.claimset_signature import site_trust
+
+    topo = _topology(two, tmp_path)
+    deployments = by_kind(two, "Deployment")
+    central_env = {e["name"]: e.get("value") for e in
+                   pod_spec(deployments["acme-folio-central-worker"])["containers"][0]["env"]}
+    settings = FolioSettings(sigstore_issuer=central_env["FOLIO_SIGSTORE_ISSUER"])
+    for s in topo.sites:
+        env = {e["name"]: e.get("value") for e in
+               pod_spec(deployments[f"acme-folio-{s.name}-worker"])["containers"][0]["env"]}
+        trust = site_trust(settings, s)
+        assert trust.identity == env["FOLIO_BUILDER_ID"]
+        assert trust.issuer == env["FOLIO_SIGSTORE_ISSUER"]
+    assert len({site_trust(settings, s).identity for s in topo.sites}) == len(topo.sites)

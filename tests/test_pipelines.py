@@ -82,7 +82,7 @@ def test_one_record_change_recompiles_only_the_pages_citing_it(prefect_harness, 
     emea = site_compile(str(config), "emea")
     assert emea["extract"]["extracted"] == 1
     assert len(emea["extract"]["shards_written"]) == 1
-    assert emea["uploaded"] == 2  # the one new shard, then the manifest
+    assert emea["uploaded"] == 3  # the one new shard, the site's signature over the new manifest, the manifest
     second = aggregate(str(config), today=TODAY)
     assert second["gather"]["downloaded"] == 1
     assert second["compile"]["extracted"] == 1

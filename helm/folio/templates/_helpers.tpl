@@ -189,6 +189,8 @@ securityContext:
 {{- if eq $v.signing.mode "sigstore" }}
 - name: FOLIO_SIGSTORE_TOKEN_FILE
   value: /var/run/secrets/folio/sigstore-token
+- name: FOLIO_SIGSTORE_ISSUER
+  value: {{ $v.signing.sigstore.issuer | quote }}
 {{- if $v.signing.sigstore.trustConfigMap }}
 - name: FOLIO_SIGSTORE_TRUST_CONFIG
   value: /etc/folio/sigstore/trust_config.json

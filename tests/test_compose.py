@@ -367,6 +367,33 @@ def test_workers_can_write_where_the_sites_file_says(services: dict[str, Model],
             assert svc["environment"]["FOLIO_S3_ENDPOINT_URL"].startswith("http://minio:")
 
 
+def key_volume(svc: Model) -> str | None:
+    """The named volume holding the service's FOLIO_KEY_PATH, mounted read-only."""
+    key = PurePosixPath(svc.get("environment", {}).get("FOLIO_KEY_PATH", "/nonexistent"))
+    for m in svc.get("volumes", []):
+        if m["type"] == "volume" and m.get("read_only") and key.is_relative_to(m["target"]):
+            return m["source"]
+    return None
+
+
+def test_sites_sign_claim_sets_with_a_key_the_centre_trusts(services: dict[str, Model],
+                                                            topology: Topology):
+    """With no trusted_key / signer_identity / service account in the sites file, the centre
+    accepts a site's claim set when it is signed by the centre's own trusted key: locally,
+    the site worker signs with the same key, from the same volume."""
+    pools = workers(services)
+    central = services[pools[CENTRAL_POOL]]
+    assert key_volume(central), "the central worker has no signing key"
+    for site in topology.sites:
+        if any(getattr(site, f, None) for f in ("trusted_key", "signer_identity",
+                                                 "service_account")):
+            continue
+        svc = services[pools[site.pool]]
+        assert svc["environment"].get("FOLIO_KEY_PATH") == central["environment"]["FOLIO_KEY_PATH"]
+        assert key_volume(svc) == key_volume(central), f"{pools[site.pool]}: not the centre's key"
+        assert svc["depends_on"]["keys-init"]["condition"] == "service_completed_successfully"
+
+
 def test_seed_replays_existing_exports_of_the_sites_systems(services: dict[str, Model],
                                                            topology: Topology):
     seed = services["seed"]

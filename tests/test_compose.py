@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
+from chart import tool
 from connectors.api.base import load_site_config
 from pipelines.deployments import CENTRAL_POOL, prefect_yaml
 from pipelines.topology import Topology, load_topology
@@ -33,7 +34,6 @@ DEPLOY = REPO / "deploy"
 COMPOSE_FILE = DEPLOY / "compose.yaml"
 DEV_ENV = DEPLOY / "compose" / "dev.env"
 DOCKERFILE = DEPLOY / "Dockerfile"
-TOOLS = Path(os.environ.get("FOLIO_TOOLS_DIR") or REPO / ".tools")
 SITES_TARGET = "/etc/folio/folio-sites.yaml"
 CODE_DIR = PurePosixPath("/app")  # the image's WORKDIR: the repo's source tree
 FOLIO_UID = 10001
@@ -48,13 +48,7 @@ Model = dict[str, Any]
 @pytest.fixture(scope="session")
 def compose_bin() -> Path:
     """The real docker-compose binary; fetched (pinned, sha256-checked) when missing."""
-    binary = TOOLS / "bin" / "docker-compose"
-    if not os.access(binary, os.X_OK):
-        r = subprocess.run(["bash", str(DEPLOY / "fetch-tools.sh"), str(TOOLS)],
-                           capture_output=True, text=True, timeout=900)
-        assert r.returncode == 0, f"deploy/fetch-tools.sh failed:\n{r.stdout}\n{r.stderr}"
-    assert os.access(binary, os.X_OK), f"{binary} missing after deploy/fetch-tools.sh"
-    return binary
+    return tool("docker-compose")
 
 
 def _clean_env() -> dict[str, str]:

@@ -280,9 +280,10 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
     # a bundle (verify reports it as unsigned)
     for eid in set(c.report.written) - set(digests) - removed:
         digests[eid] = None
-    ledger.put_bundles(st, ((eid, bucket_of(eid), d or "") for eid, d in digests.items()))
+    bucket = {eid: bucket_of(eid) for eid in digests.keys() | removed}
+    ledger.put_bundles(st, ((eid, bucket[eid], d or "") for eid, d in digests.items()))
     ledger.drop_pages(st, removed)
-    touched = {bucket_of(eid) for eid in digests.keys() | removed}
+    touched = set(bucket.values())
     remember_folders(st, out, {eid.partition("/")[0] for eid in digests.keys() | removed
                                | all_pages})
     res = update_root(st, out, signer, plan.build, c.report.pages_total, touched, aggregates,

@@ -521,7 +521,7 @@ class _Compile:
                 report.written.append(page.entity_id)
             if page.bundle is not None:
                 write_atomic(self.out / bundle_name(page.entity_id), page.bundle)
-                self._signed[page.entity_id] = sha256_hex(page.bundle)
+                self._signed[page.entity_id] = page.bundle_sha256
             pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
                           page.sidecar_sha256, page.type, page.title, page.summary))
             key_line = index_entry(page.entity_id, page.title, page.summary)

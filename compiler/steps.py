@@ -133,6 +133,7 @@ class RenderedPage(NamedTuple):
     # two processes creating files in one folder contend badly on the folder's lock
     files: tuple[bytes, bytes] | None
     bundle: bytes | None  # the page's signed DBOM, when this compile signs it here
+    bundle_sha256: str | None  # and its sha256, for the index root
     sha256: str
     sidecar_sha256: str
     type: str
@@ -166,10 +167,11 @@ def render(job: PageJob) -> RenderedPage:
         # a claim's digest is over its JSON, which is exactly what the state stored
         digests = {cid: sha256_hex(js) for cid, js in stored.items()}
         bundle = sign_page(signing, f"{entity.id}.md", md_bytes, claims, status, conflicts,
-                           digests)
+                           digests, sha)
     name = " ".join((entity.name, *entity.aliases))
     return RenderedPage(
         entity_id=entity.id, files=(md_bytes, sc_bytes) if changed else None, bundle=bundle,
+        bundle_sha256=sha256_hex(bundle) if bundle is not None else None,
         sha256=sha, sidecar_sha256=sc_sha,
         type=entity.type, title=entity.name, summary=summary,
         statuses=[(s, cid) for cid, s in status.items()],

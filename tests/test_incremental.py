@@ -204,6 +204,10 @@ def test_worker_processes_write_the_same_wiki_as_one_process(tmp_path: Path) -> 
         report = compile_wiki(corpus, parallel, two, today="2026-11-21")
         assert report.records_extracted >= 0 and report.rejected == 0
         assert_same_wiki(parallel, serial)
+    # every page the workers signed verifies
+    from compiler.provenance.verify import trust_from, verify_wiki
+
+    assert verify_wiki(parallel, trust_from(FolioSettings())).findings == []
 
 
 def test_first_compile_that_fails_leaves_no_state_and_reruns_whole(tmp_path: Path,

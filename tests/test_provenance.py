@@ -29,7 +29,7 @@ from compiler.provenance.signers import (
     LocalKeySigner, SigningError, SigstoreSigner, public_der,
 )
 from compiler.provenance.statement import (
-    PAYLOAD_TYPE, BuildContext, Builder, page_statement, page_statement_bytes,
+    PAYLOAD_TYPE, BuildContext, Builder, encoded_parts, page_statement, page_statement_bytes,
     statement_bytes,
 )
 from compiler.provenance.verify import Trust, trust_from, verify_wiki
@@ -114,6 +114,16 @@ def test_fast_statement_bytes_equal_the_model_on_every_page(acme_wiki: Path) -> 
         signed["predicate"]["buildDefinition"].pop("internalParameters")
         want["predicate"]["buildDefinition"].pop("internalParameters")
         assert signed == want, eid
+        # with LLM usage on some of its sources, and with the compile's parts pre-encoded
+        usage = {c.source.sha256: {"calls": 1.0, "cost_usd": 0.000123 * i, "tokens": 812.0}
+                 for i, c in enumerate(claims) if i % 2 == 0}
+        model = statement_bytes(page_statement(*args, usage=usage))
+        assert page_statement_bytes(*args, usage=usage) == model, eid
+        internal = FIXED_BUILD.internal().model_dump(mode="json")
+        run = FIXED_BUILD.run_details().model_dump(mode="json", by_alias=True)
+        assert page_statement_bytes(
+            *args[:5], None, usage=usage, encoded=encoded_parts(internal, run),
+            page_sha256=sha256_hex(data)) == model, eid
 
 
 def test_page_dbom_content(acme_wiki: Path) -> None:
@@ -162,7 +172,8 @@ def test_bundle_round_trips_as_sigstore_v03(tmp_path: Path) -> None:
     assert parsed.envelope.payload_bytes == b'{"_type":"x"}' and not parsed.keyless
     assert json.loads(Bundle.from_json(data).to_json()) == raw
     assert make_bundle(parsed.envelope, parsed.key_hint or "") == data
-    # the fast writer and sigstore_models write the same bytes
+    # the fast writers (the signer's and make_bundle) and sigstore_models write the same bytes
+    assert make_bundle_model(parsed.envelope, signer.key_id) == data
     assert make_bundle(parsed.envelope, "hint") == make_bundle_model(parsed.envelope, "hint")
 
 

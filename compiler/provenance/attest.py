@@ -35,7 +35,7 @@ from .bundle_watch import forget_folders, missing_bundles, remember_folders
 from .index_root import BUNDLE_SUFFIX, bucket_of, bundle_name
 from .root_update import update_root
 from .signers import LocalKeySigner, Signer, SigningError, SigstoreSigner
-from .statement import PAYLOAD_TYPE, BuildContext, page_statement_bytes
+from .statement import PAYLOAD_TYPE, BuildContext, encoded_parts, page_statement_bytes
 
 if TYPE_CHECKING:
     from ..build import _Compile
@@ -102,6 +102,7 @@ class _Job:
     internal: dict
     run_details: dict
     usage: dict[str, dict[str, float]]
+    encoded: tuple[str, str]
 
 
 _JOB: _Job | None = None
@@ -118,8 +119,8 @@ def _sign_one(job: _Job, eid: str) -> tuple[str, str | None]:
         return eid, None
     claims: list[Claim] = c.state.claims_of_subject(eid)
     payload = page_statement_bytes(path, page_bytes, claims, job.status,
-                                   job.conflicts.get(eid, ()), None, job.internal,
-                                   job.run_details, usage=job.usage)
+                                   job.conflicts.get(eid, ()), None, usage=job.usage,
+                                   encoded=job.encoded, page_sha256=sha)
     bundle = job.signer.sign_bundle(payload, PAYLOAD_TYPE)
     write_atomic(c.out / bundle_name(eid), bundle)
     return eid, sha256_hex(bundle)
@@ -170,6 +171,10 @@ class SigningPlan:
     # pages whose bundle went missing since the last compile; looked for before this compile
     # writes into the page folders, whose mtimes tell which folders to look in
     missing: set[str]
+    encoded: tuple[str, str] = ("", "")  # internal, run_details as canonical JSON (set below)
+
+    def __post_init__(self) -> None:
+        self.encoded = encoded_parts(self.internal, self.run_details)
 
     @property
     def in_render(self) -> bool:
@@ -212,12 +217,14 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
 
 def sign_page(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequence[Claim],
               status: dict[str, ClaimStatus], conflicts: Sequence[Conflict],
-              claim_digests: dict[str, str] | None = None) -> bytes:
+              claim_digests: dict[str, str] | None = None,
+              page_sha256: str | None = None) -> bytes:
     """The bundle of one page, from what its render produced (``claim_digests``: claim id →
-    sha256 of its JSON, when the caller has that JSON already)."""
+    sha256 of its JSON, when the caller has that JSON already; ``page_sha256``: the digest of
+    ``page_bytes``, when it has that)."""
     payload = page_statement_bytes(page_path, page_bytes, claims, status, conflicts, None,
-                                   plan.internal, plan.run_details, claim_digests,
-                                   usage=plan.usage)
+                                   claim_digests=claim_digests, usage=plan.usage,
+                                   encoded=plan.encoded, page_sha256=page_sha256)
     return plan.signer.sign_bundle(payload, PAYLOAD_TYPE)
 
 
@@ -264,7 +271,7 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
         status, conflicts = _statuses_and_conflicts(st, ordered,
                                                     len(ordered) > c.report.pages_total // 2)
         job = _Job(c, signer, pages, status, conflicts, plan.internal, plan.run_details,
-                   plan.usage)
+                   plan.usage, plan.encoded)
         c.progress.phase("sign", len(ordered))
         for eid, digest in _sign_all(job, ordered):
             digests[eid] = digest
@@ -273,9 +280,10 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
     # a bundle (verify reports it as unsigned)
     for eid in set(c.report.written) - set(digests) - removed:
         digests[eid] = None
-    ledger.put_bundles(st, ((eid, bucket_of(eid), d or "") for eid, d in digests.items()))
+    bucket = {eid: bucket_of(eid) for eid in digests.keys() | removed}
+    ledger.put_bundles(st, ((eid, bucket[eid], d or "") for eid, d in digests.items()))
     ledger.drop_pages(st, removed)
-    touched = {bucket_of(eid) for eid in digests.keys() | removed}
+    touched = set(bucket.values())
     remember_folders(st, out, {eid.partition("/")[0] for eid in digests.keys() | removed
                                | all_pages})
     res = update_root(st, out, signer, plan.build, c.report.pages_total, touched, aggregates,

@@ -6,7 +6,8 @@ ones. The hint only says which key to *look up*; verification never takes a key 
 from __future__ import annotations
 
 import base64
-import json
+from collections.abc import Sequence
+from json.encoder import encode_basestring  # what json.dumps uses with ensure_ascii=False
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from sigstore_models.bundle.v1 import Bundle, VerificationMaterial
@@ -38,15 +39,24 @@ def make_bundle(envelope: Envelope, key_hint: str) -> bytes:
     """The bundle's JSON, written directly: one per page per compile, and building the
     protobuf-spec model only to serialise it doubled the cost of signing. The layout is the one
     ``sigstore_models`` writes (:func:`make_bundle_model`); a test keeps them byte-identical."""
-    doc = {
-        "mediaType": MEDIA_TYPE,
-        "verificationMaterial": {"publicKey": {"hint": key_hint}, "tlogEntries": []},
-        "dsseEnvelope": {
-            "payload": envelope.payload, "payloadType": envelope.payload_type,
-            "signatures": [{"sig": s.sig, "keyid": s.keyid} for s in envelope.signatures],
-        },
-    }
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+    return bundle_bytes(envelope.payload.encode("ascii"), envelope.payload_type,
+                        [(s.sig, s.keyid) for s in envelope.signatures], key_hint)
+
+
+def bundle_bytes(payload_b64: bytes, payload_type: str, signatures: Sequence[tuple[str, str]],
+                 key_hint: str) -> bytes:
+    """:func:`make_bundle` from the envelope's parts (``signatures``: (base64 signature, key
+    id)), without an :class:`Envelope` in between: what :meth:`LocalKeySigner.sign_bundle`
+    calls once per page. Base64 text never needs JSON escaping; everything else is escaped as
+    ``json.dumps`` would."""
+    enc = encode_basestring
+    sigs = ",".join(f'{{"sig":{enc(sig)},"keyid":{enc(keyid)}}}' for sig, keyid in signatures)
+    return b"".join((
+        f'{{"mediaType":{enc(MEDIA_TYPE)},"verificationMaterial":{{"publicKey":{{"hint":'
+        f'{enc(key_hint)}}},"tlogEntries":[]}},"dsseEnvelope":{{"payload":"'.encode("utf-8"),
+        payload_b64,
+        f'","payloadType":{enc(payload_type)},"signatures":[{sigs}]}}}}\n'.encode("utf-8"),
+    ))
 
 
 def make_bundle_model(envelope: Envelope, key_hint: str) -> bytes:

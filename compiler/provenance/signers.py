@@ -11,6 +11,7 @@ Neither signer ever puts key material or tokens into what it returns or into its
 
 from __future__ import annotations
 
+import base64
 import os
 import stat
 from pathlib import Path
@@ -22,8 +23,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..atomic import write_atomic
 from ..canonical import sha256_hex
-from .bundle import make_bundle
-from .dsse import Envelope, pae
+from .bundle import bundle_bytes
+from .dsse import pae
 from .statement import PAYLOAD_TYPE
 
 
@@ -81,6 +82,9 @@ def load_public_key(path: Path) -> ec.EllipticCurvePublicKey:
     return key
 
 
+_ECDSA_SHA256 = ec.ECDSA(hashes.SHA256())  # stateless: one for every signature
+
+
 def verify_signature(key: ec.EllipticCurvePublicKey, signature: bytes, message: bytes) -> bool:
     try:
         key.verify(signature, message, ec.ECDSA(hashes.SHA256()))
@@ -106,11 +110,14 @@ class LocalKeySigner:
         return f"key:sha256:{self.key_id}"
 
     def sign(self, message: bytes) -> bytes:
-        return self._key.sign(message, ec.ECDSA(hashes.SHA256()))
+        return self._key.sign(message, _ECDSA_SHA256)
 
     def sign_bundle(self, payload: bytes, payload_type: str) -> bytes:
-        sig = self.sign(pae(payload_type, payload))
-        return make_bundle(Envelope.of(payload_type, payload, [(self.key_id, sig)]), self.key_id)
+        # the bundle make_bundle writes for Envelope.of(payload_type, payload, [(key id, sig)]),
+        # without the models in between (a test keeps the two identical)
+        sig = base64.b64encode(self.sign(pae(payload_type, payload))).decode("ascii")
+        return bundle_bytes(base64.b64encode(payload), payload_type, [(sig, self.key_id)],
+                            self.key_id)
 
     @classmethod
     def generate(cls, path: Path, force: bool = False) -> LocalKeySigner:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
+from json.encoder import encode_basestring  # what json.dumps uses with ensure_ascii=False
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -299,9 +300,101 @@ def page_statement(
         page_statement_doc(page_path, page_bytes, claims, status, conflicts, build, usage=usage))
 
 
-def page_statement_bytes(*args: Any, **kwargs: Any) -> bytes:
-    """The signed bytes of :func:`page_statement_doc` (same arguments)."""
-    return canonical_json(page_statement_doc(*args, **kwargs))
+def encoded_parts(internal: Mapping[str, Any], run_details: Mapping[str, Any]) -> tuple[str, str]:
+    """The per-compile parts of every page statement as canonical JSON text, made once per
+    compile and passed to :func:`page_statement_bytes` as ``encoded``."""
+    return (canonical_json(dict(internal)).decode("utf-8"),
+            canonical_json(dict(run_details)).decode("utf-8"))
+
+
+_ENC = encode_basestring
+_HEAD = f'{{"_type":{_ENC(STATEMENT_TYPE)},"predicate":{{"buildDefinition":{{"buildType":' \
+        f'{_ENC(PAGE_BUILD_TYPE)},"externalParameters":{{"page":'
+_TAIL = f',"predicateType":{_ENC(SLSA_PROVENANCE)},"subject":[{{"digest":{{"sha256":'
+
+
+def page_statement_bytes(
+    page_path: str,
+    page_bytes: bytes,
+    claims: Sequence[Claim],
+    status: Mapping[str, ClaimStatus],
+    conflicts: Sequence[Conflict],
+    build: BuildContext | None,
+    internal: Mapping[str, Any] | None = None,
+    run_details: Mapping[str, Any] | None = None,
+    claim_digests: Mapping[str, str] | None = None,
+    *,
+    usage: Mapping[str, Mapping[str, float]] | None = None,
+    encoded: tuple[str, str] | None = None,
+    page_sha256: str | None = None,
+) -> bytes:
+    """The signed bytes of :func:`page_statement_doc` (same arguments): its canonical JSON,
+    written directly with every object's keys in sorted order. The compile signs one statement
+    per page, and building the document to hand it to the JSON encoder cost three times what
+    the signature does. ``test_fast_statement_bytes_equal_the_model_on_every_page`` keeps the
+    two identical. ``encoded``: :func:`encoded_parts` of ``internal`` and ``run_details``,
+    which it then replaces; ``page_sha256``: the page's digest when the caller has it."""
+    enc = _ENC
+    if encoded is None:
+        if internal is None:
+            internal = _need(build).internal().model_dump(mode="json")
+        if run_details is None:
+            run_details = _need(build).run_details().model_dump(mode="json", by_alias=True)
+        encoded = encoded_parts(internal, run_details)
+    page = enc(page_path.removesuffix(".md"))
+    overruled_by_winner: dict[str, list[str]] = {}
+    for conflict in conflicts:
+        lost = [f'{{"claim_id":{enc(o.claim_id)},"rank":{o.rank},"reason":{enc(o.reason)},'
+                f'"rule":{enc(o.rule)},"source":{enc(o.source)}}}' for o in conflict.overruled]
+        for winner in conflict.winners:
+            overruled_by_winner.setdefault(winner, []).extend(lost)
+
+    deps: dict[str, str] = {}
+    spent: list[Mapping[str, float]] = []
+    for c in claims:
+        s = c.source
+        if s.key in deps:
+            continue
+        key = enc(s.key)
+        ann = [f'{{"acl_digest":{enc(_acl_digest(c.acl))},"authority":{enc(c.authority.rule)},'
+               f'"key":{key}']
+        if usage and usage.get(s.sha256):
+            u = dict(sorted(usage[s.sha256].items()))
+            spent.append(u)
+            ann.append(f',"llm_usage":{canonical_json(u).decode("utf-8")}')
+        ann.append(f',"rank":{c.authority.rank},"system":{enc(s.system)}')
+        if s.updated_at is not None:
+            ann.append(f',"updated_at":{enc(_iso(s.updated_at))}')
+        if s.url:
+            ann.append(f',"url":{enc(s.url)}')
+        ann.append(f',"version":{enc(s.version)}}}')
+        deps[s.key] = (f'{{"annotations":{"".join(ann)},"digest":{{"sha256":{enc(s.sha256)}}},'
+                       f'"name":{key},"uri":{enc(source_uri(s.key, s.version))}}}')
+
+    entries = ",".join(
+        f'{{"attribute":{enc(c.attribute)},"digest":{{"sha256":'
+        f'{enc(claim_digests[c.id] if claim_digests else claim_digest(c))}}},"id":{enc(c.id)},'
+        f'"kind":{enc(c.kind)},"overruled_sources":[{",".join(overruled_by_winner.get(c.id, ()))}],'
+        f'"rank":{c.authority.rank},"rule":{enc(c.authority.rule)},'
+        f'"status":{enc(status.get(c.id, "winner"))},"supporting_sources":[{enc(c.source.label)}]}}'
+        for c in sorted(claims, key=lambda c: c.id))
+    llm = ""
+    if spent:
+        total: dict[str, float] = {}
+        for u in spent:
+            for k, v in u.items():
+                total[k] = total.get(k, 0.0) + v
+        llm = ',"llm_usage":' + canonical_json(
+            {k: round(v, 9) for k, v in sorted(total.items())}).decode("utf-8")
+    open_conflicts = ",".join(enc(a) for a in sorted(c.attribute for c in conflicts
+                                                      if c.state == "open"))
+    sha = page_sha256 if page_sha256 is not None else sha256_hex(page_bytes)
+    return (
+        f'{_HEAD}{page}}},"internalParameters":{encoded[0]},'
+        f'"resolvedDependencies":[{",".join(deps[k] for k in sorted(deps))}]}},'
+        f'"folio":{{"claims":[{entries}]{llm},"open_conflicts":[{open_conflicts}],"page":{page}}},'
+        f'"runDetails":{encoded[1]}}}{_TAIL}{enc(sha)}}},"name":{enc(page_path)}}}]}}'
+    ).encode("utf-8")
 
 
 def statement_bytes(statement: BaseModel) -> bytes:

@@ -9,11 +9,13 @@ from pathlib import Path
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
 
 
-def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
+def write_atomic(path: Path, data: bytes, durable: bool = False, mode: int = 0o644) -> None:
     """Write via a temp file in the same folder and ``os.replace``.
 
     ``durable`` adds an fsync; compiles skip it per page because the state database, which is
-    committed last and fsynced by SQLite, decides what a rerun redoes.
+    committed last and fsynced by SQLite, decides what a rerun redoes. ``mode`` holds from
+    before the first byte is written (a private key is never readable by others, not even
+    briefly).
     """
     # one writer per wiki (the compile lock) and per process: a pid-named temp file is unique
     # and much cheaper than mkstemp's random names; O_NOFOLLOW refuses a planted symlink.
@@ -28,6 +30,8 @@ def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:
         fd = os.open(tmp, _CREATE, 0o644)
     try:
         try:
+            if mode != 0o644:  # also fixes a stale temp file left with another mode
+                os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]

@@ -190,6 +190,22 @@ def test_local_key_file_mode_and_id(tmp_path: Path) -> None:
         LocalKeySigner.load(path)
 
 
+def test_the_private_key_is_never_readable_by_others_while_it_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import compiler.atomic as atomic
+
+    modes: list[int] = []
+    real_write = os.write
+
+    def watched(fd: int, data) -> int:  # type: ignore[no-untyped-def]
+        modes.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(atomic.os, "write", watched)
+    LocalKeySigner.generate(tmp_path / "k.pem")
+    assert modes[0] == 0o600  # the key's bytes went into a file only its owner can read
+
+
 def test_keys_init_cli(runner, tmp_path: Path) -> None:  # noqa: ANN001
     path = tmp_path / "k.pem"
     res = runner.invoke(app, ["keys", "init", "--path", str(path)])

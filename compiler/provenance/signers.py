@@ -129,9 +129,7 @@ class LocalKeySigner:
         pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # write_atomic's temp file is created 0600 by mkstemp and keeps that mode on rename
-        write_atomic(path, pem, durable=True)
-        os.chmod(path, 0o600)
+        write_atomic(path, pem, durable=True, mode=0o600)  # 0600 before the key is written
         pub = public_key_path(path)
         write_atomic(pub, public_pem(key.public_key()), durable=True)
         os.chmod(pub, 0o644)

@@ -79,6 +79,8 @@ def check_manifest(bundle: bytes | None, where: str, trust: Trust, site: str, te
         raise ClaimSetUntrusted(f"claim set of site {site!r} not trusted: {exc}") from None
     except ValueError as exc:
         raise ClaimSetUntrusted(f"{where}: signed statement is not JSON: {exc}") from None
+    if not isinstance(statement, dict):
+        raise ClaimSetUntrusted(f"{where}: signed statement is not a JSON object")
     subjects = statement.get("subject") or [{}]
     predicate = statement.get("predicate") or {}
     if statement.get("predicateType") != PREDICATE_TYPE \

@@ -128,7 +128,8 @@ def test_long_running_containers_have_probes(two: list[dict[str, Any]]) -> None:
                 assert c["args"][c["args"].index("--health") + 1] == f"0.0.0.0:{port}"
 
 
-def test_one_worker_per_site_pool_plus_the_centre(two: list[dict[str, Any]]) -> None:
+def test_one_worker_per_site_pool_plus_the_centre(two: list[dict[str, Any]],
+                                                  tmp_path: Path) -> None:
     workers = [d for d in by_kind(two, "Deployment").values()
                if pod_spec(d)["containers"][0].get("command") == ["prefect"]]
     pools = sorted(pod_spec(d)["containers"][0]["args"][3] for d in workers)
@@ -138,7 +139,7 @@ def test_one_worker_per_site_pool_plus_the_centre(two: list[dict[str, Any]]) -> 
         args = pod_spec(d)["containers"][0]["args"]
         assert args[:2] == ["worker", "start"] and args[args.index("--type") + 1] == "process"
     # and the pools the workers serve are exactly those of the deployments Folio generates
-    topo = _topology(two, Path("/tmp"))
+    topo = _topology(two, tmp_path)
     generated = {dep["work_pool"]["name"] for dep in prefect_yaml(topo, "/x")["deployments"]}
     assert generated == set(pools)
 

@@ -31,6 +31,9 @@ docs naming different account managers (open, equal rank), product codes (resolv
 Measured per N: clean compile; three single-record edits (median); an edit of 1 % of the
 records spread over files; a no-change recompile; then the incrementally maintained wiki is
 compared file by file with a clean rebuild of the final corpus (log.md and .folio/ excepted).
+The clean compile also reports its CPU time over all processes (ms per record): the figure to
+compare across runs on a shared machine. Previous wikis are deleted and the disk is let settle
+before it, so that it does not pay for writing back their deletion.
 """
 
 from __future__ import annotations
@@ -783,6 +786,21 @@ def citing_pages(wiki: Path, keys: list[str]) -> set[str]:
         st.close()
 
 
+def cpu_seconds() -> float:
+    """User + system CPU of this process and of its finished children (the compile's
+    workers): what a compile costs, steadier than wall time on a shared machine."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def settle_disk(seconds: float = 5.0) -> None:
+    """Flush what deleting the previous run's wikis left to write back. On this VM's disk,
+    creating files while ~10^5 deletions are still being written back costs several times
+    what it costs on a quiet disk; that would be measured as compile time."""
+    os.sync()
+    time.sleep(seconds)
+
+
 def measure(n: int, root: Path, seed: int, profile: bool) -> dict[str, Any]:
     import gc
 
@@ -797,6 +815,7 @@ def measure(n: int, root: Path, seed: int, profile: bool) -> dict[str, Any]:
     for p in (wiki, clean):
         if p.exists():
             shutil.rmtree(p)
+    settle_disk()
     res: dict[str, Any] = {"n": n, "records_indexed": len(index), "code": code_version()}
 
     if profile:
@@ -820,9 +839,11 @@ def measure(n: int, root: Path, seed: int, profile: bool) -> dict[str, Any]:
 
     # 1. clean compile
     gc.collect()
+    cpu0 = cpu_seconds()
     t0 = time.perf_counter()
     rep = compile_wiki(corpus, wiki, full=True, today=TODAY)
     res["clean_s"] = time.perf_counter() - t0
+    res["clean_cpu_s"] = cpu_seconds() - cpu0
     res["records_seen"], res["errors"] = rep.records_seen, [str(e) for e in rep.errors[:10]]
     res["n_errors"] = len(rep.errors)
     res["pages_total"], res["claims_total"] = rep.pages_total, rep.claims_total
@@ -831,7 +852,9 @@ def measure(n: int, root: Path, seed: int, profile: bool) -> dict[str, Any]:
     res["rss_after_clean_mib"] = rss_mib()
     log(f"N={n}: clean {res['clean_s']:.1f} s, {rep.records_seen} records, {rep.pages_total} pages, "
         f"{rep.claims_total} claims, {rep.conflicts_resolved} resolved / {rep.conflicts_open} open "
-        f"conflicts, {len(rep.errors)} rejected, peak RSS {res['rss_after_clean_mib']:.0f} MiB")
+        f"conflicts, {len(rep.errors)} rejected, peak RSS {res['rss_after_clean_mib']:.0f} MiB, "
+        f"CPU {res['clean_cpu_s']:.1f} s ({1000 * res['clean_cpu_s'] / n:.2f} ms per record, "
+        f"all processes)")
     if n <= SERIAL_COMPARE_MAX_N:
         # the same clean compile in one process, right after, for the worker speed-up
         serial = root / "wiki-serial"
@@ -936,7 +959,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
 
     console = Console(width=200)
     t = Table(title="Folio compile benchmark (offline backend)", show_lines=False)
-    cols = ["N", "clean s", "clean rec/s", "1 process rec/s", "1-rec incr s (median)", "re-extracted", "pages re-rendered",
+    cols = ["N", "clean s", "clean rec/s", "CPU ms/rec", "1 process rec/s", "1-rec incr s (median)", "re-extracted", "pages re-rendered",
             "pages written", "1% incr s", "1% re-extracted", "1% pages written", "no-op s",
             "peak RSS MiB", "incr == clean"]
     for c in cols:
@@ -944,7 +967,9 @@ def print_table(results: list[dict[str, Any]]) -> None:
     for r in results:
         med, pct = r["single_median"], r["pct"]
         serial = r.get("clean_serial_s")
+        cpu = r.get("clean_cpu_s")
         t.add_row(f"{r['n']:,}", f"{r['clean_s']:.1f}", f"{r['n'] / r['clean_s']:,.0f}",
+                  f"{1000 * cpu / r['n']:.2f}" if cpu else "—",
                   f"{r['n'] / serial:,.0f}" if serial else "—",
                   f"{med['s']:.3f}", str(med["extracted"]), str(med["rendered"]), str(med["written"]),
                   f"{pct['s']:.2f}", f"{pct['extracted']:,}", f"{pct['written']:,}",

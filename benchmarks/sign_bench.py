@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -33,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from compile_bench import SEED, TODAY, generate  # noqa: E402
+from compile_bench import SEED, TODAY, generate, settle_disk  # noqa: E402
 
 
 def _corpus(root: Path, n: int) -> Path:
@@ -48,7 +49,7 @@ def _compile_child(corpus: Path, wiki: Path, signing: str, key: Path) -> tuple[f
     signing workers). CPU time is the steadier figure on a shared machine."""
     code = (
         "import os,sys,time,shutil;from pathlib import Path;from compiler.build import compile_wiki;"
-        f"w=Path({str(wiki)!r});shutil.rmtree(w,ignore_errors=True);"
+        f"w=Path({str(wiki)!r});"
         "cpu=lambda t:t.user+t.system+t.children_user+t.children_system;"
         "c=cpu(os.times());t=time.perf_counter();"
         f"compile_wiki(Path({str(corpus)!r}),w,full=True,today={TODAY!r});"
@@ -117,11 +118,21 @@ def overhead(root: Path, n: int, repeat: int, key: Path) -> dict:
     corpus = _corpus(root, n)
     wiki = root / f"wiki-overhead-{n}"
     on, off = [], []
-    _compile_child(corpus, wiki, "off", key)  # warm the OS page cache for the corpus
+
+    def clean_compile(signing: str) -> tuple[float, float]:
+        # the previous wiki is deleted before, untimed, and its write-back let finish: on this
+        # VM's disk, files created during that write-back cost several times the usual
+        shutil.rmtree(wiki, ignore_errors=True)
+        settle_disk()
+        return _compile_child(corpus, wiki, signing, key)
+
+    clean_compile("off")  # warm the OS page cache for the corpus
     for i in range(repeat):
         print(f"  compile {n:,} records, run {i + 1}/{repeat}", file=sys.stderr, flush=True)
-        off.append(_compile_child(corpus, wiki, "off", key))
-        on.append(_compile_child(corpus, wiki, "local", key))
+        # alternate which goes first, so that drift in machine speed hits both alike
+        for signing in (("off", "local") if i % 2 == 0 else ("local", "off")):
+            (off if signing == "off" else on).append(clean_compile(signing))
+    shutil.rmtree(wiki, ignore_errors=True)
     m_on, m_off = statistics.median(w for w, _ in on), statistics.median(w for w, _ in off)
     c_on, c_off = statistics.median(c for _, c in on), statistics.median(c for _, c in off)
     return {"records": n, "runs": repeat, "signed_s": m_on, "unsigned_s": m_off,

@@ -20,7 +20,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +35,7 @@ from . import __version__
 from .atomic import remove_if_exists, write_atomic
 from .canonical import content_id, sha256_hex
 from .extract import Extraction, ExtractionFailed, get_backend
-from .models import SCHEMA_VERSION, SourceRecord
+from .models import SCHEMA_VERSION, Entity, SourceRecord
 from .policy import AuthorityPolicy, load_policy
 from .registry import Declaration, NameIndex, StoredNameLookup, merge_entity
 from .render import assemble_index, index_entry, patch_index, render_log
@@ -43,6 +43,7 @@ from .provenance.attest import SigningPlan, attest_compile, plan_signing
 from .provenance.index_root import bundle_name
 from .resolve import resolve
 from .schema_page import render_schema
+from .staging import StagedPages
 from .settings import FolioSettings
 from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
@@ -154,6 +155,7 @@ class _Compile:
         self._index_edits: list[tuple[str, str]] = []
         # sha256 of the aggregate files as this compile wrote or found them, for the index root
         self._aggregates: dict[str, str] = {}
+        self._staged: StagedPages | None = None  # a first compile's pages, until rendered
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -214,6 +216,8 @@ class _Compile:
             st.commit()
         except BaseException:
             st.rollback()
+            if self._staged is not None:
+                self._staged.discard()
             raise
         finally:
             st.close()
@@ -386,22 +390,26 @@ class _Compile:
         for key in removed:
             st.drop_record(key)
             st.drop_declaration(key)
-        for d in decls.values():
-            st.put_declaration(d)
-            affected.add(d.entity_id)
+        st.put_declarations(decls.values())
+        affected |= {d.entity_id for d in decls.values()}
         entity_changed: set[str] = set()
         name_keys: set[str] = set()
-        for eid in sorted(affected):
-            decls_of = st.declarations_of_entity(eid)
-            entity = merge_entity(eid, decls_of) if decls_of else None
-            new_json = entity.model_dump_json() if entity else None
-            if new_json == st.entity_json(eid):
+        # read and written in bulk: a clean build registers ~one entity per record
+        for wave in _waves(sorted(affected)):
+            decls_of, stored = st.declarations_of_entities(wave), st.entity_jsons(wave)
+            names: dict[str, list[Declaration]] = {}
+            entities: dict[str, Entity | None] = {}
+            for eid in wave:
+                entity = merge_entity(eid, decls_of[eid]) if eid in decls_of else None
+                if (entity.model_dump_json() if entity else None) != stored.get(eid):
+                    names[eid], entities[eid] = decls_of.get(eid, []), entity
+            if not entities:
                 continue
-            entity_changed.add(eid)
-            name_keys |= st.name_keys_of_entity(eid)
-            st.set_names(eid, decls_of)
-            name_keys |= st.name_keys_of_entity(eid)
-            st.put_entity(entity, eid)
+            entity_changed |= entities.keys()
+            name_keys |= st.name_keys_of_entities(entities)
+            st.set_names_of(names)
+            name_keys |= st.name_keys_of_entities(entities)
+            st.put_entities(entities)
         return entity_changed, name_keys
 
     # -- 5: link ----------------------------------------------------------------------------
@@ -423,8 +431,10 @@ class _Compile:
         # a database-backed lookup cannot cross into a worker process
         workers = self.workers if isinstance(lookup, NameIndex) else 1
         context = {"policy": self.policy, "lookup": lookup}
-        with step_runner(workers, len(relink), self.settings.parallel_min_items, context,
-                         self.state.release_memory) as run:
+        # a full build stores claims without comparing them to stored ones: no index is read
+        bulk = st.deferred_indexes("claims", "mentions") if full else nullcontext()
+        with bulk, step_runner(workers, len(relink), self.settings.parallel_min_items, context,
+                               self.state.release_memory) as run:
             waves = ((wave, run(link_step, sorted(st.load_records(wave))))
                      for wave in _waves(relink))
             for wave, results in _one_ahead(waves):
@@ -459,10 +469,14 @@ class _Compile:
         return dirty
 
     # -- 6: render --------------------------------------------------------------------------
-    def _page_paths(self, eid: str) -> tuple[Path, Path]:
+    def _page_rels(self, eid: str) -> tuple[str, str]:
         if not _PAGE_ID.match(eid):
             raise CompileError(f"refusing unsafe page name {eid!r}")
-        return self.out / f"{eid}.md", self.out / f"{eid}.claims.json"
+        return f"{eid}.md", f"{eid}.claims.json"
+
+    def _page_paths(self, eid: str) -> tuple[Path, Path]:
+        md_rel, sc_rel = self._page_rels(eid)
+        return self.out / md_rel, self.out / sc_rel
 
     def _render(self, dirty: set[str], signing: SigningPlan | None) -> None:
         st, report = self.state, self.report
@@ -470,12 +484,23 @@ class _Compile:
         self.progress.phase("render", len(ids))
         signing = signing if signing is not None and signing.in_render else None
         context = {"tiebreak_of": self.tiebreak_of, "signing": signing}
+        if st.first_build:  # no page of this wiki has been written yet: see compiler/staging.py
+            self._staged = StagedPages(self.out, self.out / STATE_DIR / "stage")
         with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
             waves = ((wave, *self._page_jobs(wave, signing, run)) for wave in _waves(ids))
             for wave, listed, results in _one_ahead(waves):
                 self._store_pages(results, listed)
                 self.progress.advance(len(wave))
+        if self._staged is not None:
+            self._staged.publish()
+            self._staged = None
+
+    def _write_page_file(self, rel: str, data: bytes) -> None:
+        if self._staged is not None:
+            self._staged.write(rel, data)
+        else:
+            write_atomic(self.out / rel, data)
 
     def _page_jobs(self, wave: list[str], signing: SigningPlan | None, run: Runner
                    ) -> tuple[dict[str, tuple[str, str, str]], Iterator[RenderedPage]]:
@@ -514,13 +539,13 @@ class _Compile:
         for page in results:
             report.pages_rendered += 1
             if page.files is not None:
-                md_path, sc_path = self._page_paths(page.entity_id)
-                write_atomic(md_path, page.files[0])
-                write_atomic(sc_path, page.files[1])
+                md_rel, sc_rel = self._page_rels(page.entity_id)
+                self._write_page_file(md_rel, page.files[0])
+                self._write_page_file(sc_rel, page.files[1])
                 report.pages_written += 1
                 report.written.append(page.entity_id)
             if page.bundle is not None:
-                write_atomic(self.out / bundle_name(page.entity_id), page.bundle)
+                self._write_page_file(bundle_name(page.entity_id), page.bundle)
                 self._signed[page.entity_id] = page.bundle_sha256
             pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
                           page.sidecar_sha256, page.type, page.title, page.summary))

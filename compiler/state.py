@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from .models import Claim, ClaimStatus, Conflict, Entity
@@ -22,8 +23,9 @@ CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT, recorded_ns INTEGER);
 CREATE TABLE IF NOT EXISTS records (
     key TEXT PRIMARY KEY, file TEXT NOT NULL, sha256 TEXT NOT NULL, version TEXT NOT NULL,
-    entity_id TEXT NOT NULL, record_json TEXT NOT NULL, extraction_json TEXT NOT NULL,
-    tier TEXT NOT NULL, max_age_days INTEGER NOT NULL, provenance_json TEXT NOT NULL DEFAULT '{}');
+    entity_id TEXT NOT NULL, tier TEXT NOT NULL, max_age_days INTEGER NOT NULL,
+    provenance_json TEXT NOT NULL DEFAULT '{}',
+    record_json TEXT NOT NULL, extraction_json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS records_by_file ON records(file);
 CREATE TABLE IF NOT EXISTS extraction_cache (
     backend TEXT NOT NULL, sha256 TEXT NOT NULL, extraction_json TEXT NOT NULL,
@@ -38,8 +40,9 @@ CREATE TABLE IF NOT EXISTS names (
 CREATE INDEX IF NOT EXISTS names_by_entity ON names(entity_id);
 CREATE TABLE IF NOT EXISTS entities (id TEXT PRIMARY KEY, entity_json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (
-    id TEXT PRIMARY KEY, record_key TEXT NOT NULL, subject TEXT NOT NULL, attribute TEXT NOT NULL,
+    id TEXT NOT NULL, record_key TEXT NOT NULL, subject TEXT NOT NULL, attribute TEXT NOT NULL,
     kind TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'winner', claim_json TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS claims_by_id ON claims(id);
 CREATE INDEX IF NOT EXISTS claims_by_record ON claims(record_key);
 CREATE INDEX IF NOT EXISTS claims_by_subject ON claims(subject);
 CREATE TABLE IF NOT EXISTS mentions (claim_id TEXT NOT NULL, subject TEXT NOT NULL,
@@ -63,8 +66,8 @@ CREATE TABLE IF NOT EXISTS file_errors (path TEXT NOT NULL, error_json TEXT NOT 
 CREATE INDEX IF NOT EXISTS file_errors_by_path ON file_errors(path);
 CREATE TABLE IF NOT EXISTS principals (name TEXT PRIMARY KEY, groups_json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records_fts_rows (key TEXT PRIMARY KEY, fts_rowid INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS claims_fts_rows (subject TEXT NOT NULL, fts_rowid INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS claims_fts_rows_by_subject ON claims_fts_rows(subject);
+CREATE TABLE IF NOT EXISTS claims_fts_rows (
+    subject TEXT PRIMARY KEY, first_rowid INTEGER NOT NULL, last_rowid INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS page_bundles (
     entity_id TEXT PRIMARY KEY, bucket TEXT NOT NULL, sha256 TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS page_bundles_by_bucket ON page_bundles(bucket);
@@ -77,7 +80,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS claims_fts USING fts5(
 
 # Bumped when the tables change shape; an older state is dropped and the wiki rebuilt.
 # 4: the sharded index root's ledger (page_bundles, root_subjects; compiler/provenance/ledger.py)
-STATE_FORMAT = 4
+# 5: claims.id is a unique index, not the primary key, so that a full build can build it last;
+#    records keep their small columns before the JSON (a row is ~4 KB: a column after the JSON
+#    is read through its overflow pages); a page's search rows are one rowid range
+STATE_FORMAT = 5
 
 # A claim is stored without the fields every claim of its record shares (source, authority,
 # observed_at, acl: the last fields of Claim); they are stored once per record and spliced
@@ -145,6 +151,11 @@ class State:
                         self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
             self.db.execute(f"PRAGMA user_version={STATE_FORMAT}")
 
+    @property
+    def first_build(self) -> bool:
+        """No state existed: this compile builds the wiki's first (nothing was committed yet)."""
+        return self._building is not None
+
     # -- transactions ---------------------------------------------------------------------
     def begin(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")
@@ -188,6 +199,26 @@ class State:
     def release_memory(self) -> None:
         """Drop the page cache (it refills from the OS's file cache as needed)."""
         self.db.execute("PRAGMA shrink_memory")
+
+    @contextmanager
+    def deferred_indexes(self, *tables: str) -> Iterator[None]:
+        """Fill empty ``tables`` without their indexes and build those at the end: one sorted
+        build each instead of an insert per row into every index (at 100k records the claim
+        indexes outgrow the cache and every insert is a miss). Inside, nothing may query
+        those tables by an index. Tables that hold rows keep their indexes."""
+        marks = ",".join("?" * len(tables))
+        if any(self.db.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone()  # noqa: S608
+               for t in tables):
+            yield
+            return
+        indexes = self.db.execute(
+            f"SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL "
+            f"AND tbl_name IN ({marks}) ORDER BY name", tables).fetchall()
+        for name, _ in indexes:
+            self.db.execute(f'DROP INDEX "{name}"')
+        yield  # an error rolls the whole compile back, the dropped indexes with it
+        for _, sql in indexes:
+            self.db.execute(sql)
 
     # -- meta -------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -375,27 +406,41 @@ class State:
                 "WHERE entity_id=?", (entity_id,))
         ]
 
-    def put_declaration(self, d: Declaration) -> None:
-        self.db.execute("INSERT OR REPLACE INTO declarations VALUES (?,?,?,?,?,?)",
-                        (d.record_key, d.entity_id, d.type, d.name, json.dumps(list(d.aliases)),
-                         d.rank))
+    def declarations_of_entities(self, ids: Sequence[str]) -> dict[str, list[Declaration]]:
+        out: dict[str, list[Declaration]] = {}
+        for chunk in _chunks(list(ids)):
+            q = ("SELECT record_key, entity_id, type, name, aliases_json, rank FROM declarations "
+                 f"WHERE entity_id IN ({','.join('?' * len(chunk))}) ORDER BY rowid")
+            for rk, eid, t, n, a, rank in self.db.execute(q, chunk):
+                out.setdefault(eid, []).append(Declaration(rk, eid, t, n, tuple(json.loads(a)), rank))
+        return out
+
+    def put_declarations(self, decls: Iterable[Declaration]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO declarations VALUES (?,?,?,?,?,?)",
+                            [(d.record_key, d.entity_id, d.type, d.name,
+                              json.dumps(list(d.aliases)), d.rank) for d in decls])
 
     def drop_declaration(self, record_key: str) -> None:
         self.db.execute("DELETE FROM declarations WHERE record_key=?", (record_key,))
 
-    def name_keys_of_entity(self, entity_id: str) -> set[str]:
-        return {r[0] for r in self.db.execute("SELECT key FROM names WHERE entity_id=?",
-                                              (entity_id,))}
+    def name_keys_of_entities(self, ids: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for chunk in _chunks(list(ids)):
+            q = f"SELECT key FROM names WHERE entity_id IN ({','.join('?' * len(chunk))})"
+            out.update(r[0] for r in self.db.execute(q, chunk))
+        return out
 
-    def set_names(self, entity_id: str, decls: Sequence[Declaration]) -> None:
-        self.db.execute("DELETE FROM names WHERE entity_id=?", (entity_id,))
-        if not decls:
-            return
-        rank = max(d.rank for d in decls)
-        etype = decls[0].type
-        keys = set().union(*(d.keys() for d in decls))
-        self.db.executemany("INSERT INTO names VALUES (?,?,?,?)",
-                            [(k, entity_id, etype, rank) for k in sorted(keys)])
+    def set_names_of(self, decls_of: Mapping[str, Sequence[Declaration]]) -> None:
+        """Replace the name keys of these entities: every key of their declarations, at the
+        entity's best rank and its first declaration's type (none for an entity now gone)."""
+        self.db.executemany("DELETE FROM names WHERE entity_id=?", [(e,) for e in decls_of])
+        rows = []
+        for entity_id, decls in decls_of.items():
+            if decls:
+                rank, etype = max(d.rank for d in decls), decls[0].type
+                keys = set().union(*(d.keys() for d in decls))
+                rows += [(k, entity_id, etype, rank) for k in sorted(keys)]
+        self.db.executemany("INSERT INTO names VALUES (?,?,?,?)", rows)
 
     def name_keys_from(self, word: str) -> frozenset[str]:
         """Every name key that is ``word`` or begins with ``word`` and a space (a range of
@@ -421,24 +466,26 @@ class State:
                               (entity_id,)).fetchone()
         return Entity.model_validate_json(row[0]) if row else None
 
-    def entity_json(self, entity_id: str) -> str | None:
-        row = self.db.execute("SELECT entity_json FROM entities WHERE id=?",
-                              (entity_id,)).fetchone()
-        return row[0] if row else None
+    def entity_jsons(self, ids: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(ids)):
+            q = f"SELECT id, entity_json FROM entities WHERE id IN ({','.join('?' * len(chunk))})"
+            out.update(self.db.execute(q, chunk))
+        return out
 
-    def put_entity(self, entity: Entity | None, entity_id: str) -> None:
-        if entity is None:
-            self.db.execute("DELETE FROM entities WHERE id=?", (entity_id,))
-        else:
-            self.db.execute("INSERT OR REPLACE INTO entities VALUES (?, ?)",
-                            (entity_id, entity.model_dump_json()))
+    def put_entities(self, entities: Mapping[str, Entity | None]) -> None:
+        self.db.executemany("DELETE FROM entities WHERE id=?",
+                            [(eid,) for eid, e in entities.items() if e is None])
+        self.db.executemany("INSERT OR REPLACE INTO entities VALUES (?, ?)",
+                            [(eid, e.model_dump_json()) for eid, e in entities.items()
+                             if e is not None])
 
     def entity_names(self, ids: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for chunk in _chunks(sorted(set(ids))):
-            q = f"SELECT id, entity_json FROM entities WHERE id IN ({','.join('?' * len(chunk))})"
-            for eid, js in self.db.execute(q, chunk):
-                out[eid] = json.loads(js)["name"]
+            q = ("SELECT id, json_extract(entity_json, '$.name') FROM entities "
+                 f"WHERE id IN ({','.join('?' * len(chunk))})")
+            out.update(self.db.execute(q, chunk))
         return out
 
     def all_entities(self) -> Iterator[Entity]:
@@ -474,14 +521,16 @@ class State:
                                                   tuple[str, ...]]]) -> None:
         """(id, record key, subject, attribute, kind, claim json without the record's
         provenance, mentioned entity ids)."""
+        # a record's old claims are dropped before its new ones are stored, and ids include
+        # the record: only repeats within the batch replace a row. They are settled here (the
+        # last one wins, as a REPLACE would) because a bulk load has no unique index yet.
+        unique = list({r[0]: r for r in rows}.values())
         self.db.executemany(
             "INSERT OR REPLACE INTO claims (id, record_key, subject, attribute, kind, claim_json) "
-            "VALUES (?,?,?,?,?,?)", [r[:6] for r in rows])
-        # a record's old claims are dropped before its new ones are stored, and ids include
-        # the record: only repeats within the batch replace a row
-        self._claim_delta += len({r[0] for r in rows})
+            "VALUES (?,?,?,?,?,?)", [r[:6] for r in unique])
+        self._claim_delta += len(unique)
         self.db.executemany("INSERT INTO mentions VALUES (?,?,?)",
-                            [(r[0], r[2], e) for r in rows for e in r[6]])
+                            [(r[0], r[2], e) for r in unique for e in r[6]])
 
     def page_inputs(self, ids: Sequence[str]) -> tuple[
             dict[str, str], dict[str, list[str]], dict[str, set[str]],
@@ -590,11 +639,17 @@ class State:
                             [(c.id, subject, c.state, c.model_dump_json()) for c in conflicts])
 
     def _unindex_claims(self, subject: str) -> None:
-        rows = self.db.execute("SELECT fts_rowid FROM claims_fts_rows WHERE subject=?",
-                               (subject,)).fetchall()
-        if rows:
-            self.db.executemany("DELETE FROM claims_fts WHERE rowid=?", rows)
-            self.db.execute("DELETE FROM claims_fts_rows WHERE subject=?", (subject,))
+        self._unindex_subjects([(subject,)])
+
+    def _unindex_subjects(self, subjects: Sequence[tuple[str]]) -> None:
+        ranges: list[tuple[int, int]] = []
+        for chunk in _chunks([s for (s,) in subjects]):
+            ranges += self.db.execute(
+                "SELECT first_rowid, last_rowid FROM claims_fts_rows "
+                f"WHERE subject IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        if ranges:  # an FTS5 range with a NULL bound scans the whole index: only real ones
+            self.db.executemany("DELETE FROM claims_fts WHERE rowid BETWEEN ? AND ?", ranges)
+            self.db.executemany("DELETE FROM claims_fts_rows WHERE subject=?", subjects)
 
     def index_claims(self, subject: str, name: str, claims: Sequence[Claim]) -> None:
         self._unindex_claims(subject)
@@ -602,13 +657,22 @@ class State:
                               for c in claims])
 
     def add_search_rows(self, rows: Sequence[tuple[str, str, str, str, str, str]]) -> None:
-        """(claim id, subject, name, attribute, value, quote) into the claim search index."""
+        """(claim id, subject, name, attribute, value, quote) into the claim search index, whose
+        rows for one subject (a page) get consecutive rowids: a page is unindexed by one range
+        (a side table row per claim, indexed, cost more than the search index itself)."""
+        by_subject: dict[str, list[tuple[str, str, str, str, str, str]]] = {}
+        for r in rows:
+            by_subject.setdefault(r[1], []).append(r)
         start = self._take_rowids("claims_fts", len(rows))
+        ordered = [r for group in by_subject.values() for r in group]
         self.db.executemany(
             "INSERT INTO claims_fts (rowid, claim_id, subject, name, attribute, value, quote) "
-            "VALUES (?,?,?,?,?,?,?)", [(start + i, *r) for i, r in enumerate(rows)])
-        self.db.executemany("INSERT INTO claims_fts_rows VALUES (?, ?)",
-                            [(r[1], start + i) for i, r in enumerate(rows)])
+            "VALUES (?,?,?,?,?,?,?)", [(start + i, *r) for i, r in enumerate(ordered)])
+        ranges, first = [], start
+        for subject, group in by_subject.items():
+            ranges.append((subject, first, first + len(group) - 1))
+            first += len(group)
+        self.db.executemany("INSERT OR REPLACE INTO claims_fts_rows VALUES (?,?,?)", ranges)
 
     def put_rendered(self, pages: Sequence[tuple[str, str, str, str, str, str, str]],
                      statuses: Sequence[tuple[str, str]],
@@ -622,9 +686,7 @@ class State:
         self.db.executemany("INSERT OR REPLACE INTO page_index VALUES (?,?,?,?)", index_lines)
         subjects = [(p[0],) for p in pages]
         self.db.executemany("DELETE FROM conflicts WHERE subject=?", subjects)
-        self.db.executemany("DELETE FROM claims_fts WHERE rowid IN "
-                            "(SELECT fts_rowid FROM claims_fts_rows WHERE subject=?)", subjects)
-        self.db.executemany("DELETE FROM claims_fts_rows WHERE subject=?", subjects)
+        self._unindex_subjects(subjects)
         self.db.executemany("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?,?,?)", pages)
         # most claims win: reset the pages' claims to the default, then mark the rest
         self.db.executemany("UPDATE claims SET status='winner' WHERE subject=? "

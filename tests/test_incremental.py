@@ -45,6 +45,25 @@ def assert_same_wiki(incremental: Path, clean: Path) -> None:
     differing = [name for name in a if a[name] != b[name]]
     assert not differing, f"pages differ between incremental and clean: {differing}"
     assert claims_export(incremental) == claims_export(clean)
+    assert search_index(incremental) == search_index(clean)
+
+
+def search_index(wiki: Path) -> list[tuple]:
+    """Every row of the claim search index (duplicates kept: a stale or doubled row shows),
+    after checking that each page's rows are exactly its recorded rowid range."""
+    db = sqlite3.connect(f"file:{wiki / '.folio' / 'state.db'}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT rowid, claim_id, subject, name, attribute, value, quote "
+                          "FROM claims_fts").fetchall()
+        ranges = db.execute("SELECT subject, first_rowid, last_rowid FROM claims_fts_rows")
+        covered = {}
+        for subject, first, last in ranges:
+            for rowid in range(first, last + 1):
+                covered[rowid] = subject
+        assert covered == {r[0]: r[2] for r in rows}, "search rows and page ranges disagree"
+        return sorted(r[1:] for r in rows)
+    finally:
+        db.close()
 
 
 # -- mutations over the example corpus, in its real payload shapes --------------------------
@@ -351,6 +370,81 @@ def test_changed_summary_patches_index_lines_in_place(tmp_path: Path, monkeypatc
     compile_wiki(corpus, wiki, today="2026-11-21")
     assert assembled == [1]
     assert (wiki / "index.md").read_text(encoding="utf-8") == expected()
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today="2026-11-21")
+    assert_same_wiki(wiki, clean)
+
+
+def test_bulk_loaded_claims_get_their_indexes_back(tmp_path: Path) -> None:
+    """A full build loads claims and mentions without their indexes and builds those once at
+    the end: inside, the indexes are gone; after, every one is back; a claim repeated within
+    a batch is stored once (the last, as the unique index would have it); a table that
+    already holds rows keeps its indexes."""
+    from compiler.state import State
+
+    def indexes(st: State) -> set[str]:
+        return {r[0] for r in st.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL "
+            "AND tbl_name IN ('claims', 'mentions')")}
+
+    st = State(tmp_path / "state.db")
+    st.begin()
+    declared = indexes(st)
+    assert {"claims_by_id", "claims_by_subject", "mentions_by_entity"} <= declared
+    row = ("c1", "acme/md/x/doc/a", "topic/a", "owner", "fact", '{"v":1}', ("team/b",))
+    with st.deferred_indexes("claims", "mentions"):
+        assert indexes(st) == set()
+        st.put_claim_rows([row, (*row[:5], '{"v":2}', ("team/c",)),
+                           ("c2", *row[1:5], '{"v":3}', ())])
+    assert indexes(st) == declared
+    assert st.db.execute("SELECT id, claim_json FROM claims ORDER BY id").fetchall() == [
+        ("c1", '{"v":2}'), ("c2", '{"v":3}')]
+    assert st.db.execute("SELECT claim_id, entity_id FROM mentions").fetchall() == [
+        ("c1", "team/c")]
+    assert st.db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with st.deferred_indexes("claims", "mentions"):
+        assert indexes(st) == declared
+    st.rollback()
+    st.close()
+
+
+def test_first_compile_stages_pages_and_shows_none_until_all_are_written(
+        tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """A first compile creates its page files in ``.folio/stage`` and moves them in once all
+    are rendered: a failure while rendering leaves no page in the wiki and no stage; a page
+    folder that already exists (pages without a state) is filled file by file."""
+    from compiler.staging import StagedPages
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    seen_in_stage: list[str] = []
+    real_publish = StagedPages.publish
+
+    def fail(self) -> None:  # noqa: ANN001
+        seen_in_stage.extend(str(p.relative_to(self.stage)) for p in self.stage.rglob("*.md"))
+        raise RuntimeError("killed before the pages were moved in")
+
+    monkeypatch.setattr(StagedPages, "publish", fail)
+    try:
+        compile_wiki(corpus, wiki, today="2026-11-21")
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("the compile should have failed")
+    assert "policy/return-policy.md" in seen_in_stage
+    assert [p for p in wiki.rglob("*") if ".folio" not in p.parts] == []
+    assert sorted(p.name for p in (wiki / ".folio").iterdir()) == ["lock", "pending.json"]
+
+    monkeypatch.setattr(StagedPages, "publish", real_publish)
+    (wiki / "policy").mkdir()
+    (wiki / "policy" / "return-policy.md").write_text("stale page of a lost state\n")
+    (wiki / "policy" / "notes.md").write_text("a file of the user's\n")
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert report.full_rebuild and report.pages_written == report.pages_total
+    assert not (wiki / ".folio" / "stage").exists()
+    assert (wiki / "policy" / "notes.md").read_text() == "a file of the user's\n"
+    (wiki / "policy" / "notes.md").unlink()
     clean = tmp_path / "clean"
     compile_wiki(corpus, clean, today="2026-11-21")
     assert_same_wiki(wiki, clean)

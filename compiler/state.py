@@ -399,12 +399,7 @@ class State:
             yield Declaration(rk, eid, t, n, tuple(json.loads(a)), rank)
 
     def declarations_of_entity(self, entity_id: str) -> list[Declaration]:
-        return [
-            Declaration(rk, eid, t, n, tuple(json.loads(a)), rank)
-            for rk, eid, t, n, a, rank in self.db.execute(
-                "SELECT record_key, entity_id, type, name, aliases_json, rank FROM declarations "
-                "WHERE entity_id=?", (entity_id,))
-        ]
+        return self.declarations_of_entities([entity_id]).get(entity_id, [])
 
     def declarations_of_entities(self, ids: Sequence[str]) -> dict[str, list[Declaration]]:
         out: dict[str, list[Declaration]] = {}

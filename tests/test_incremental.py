@@ -13,6 +13,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -245,12 +246,8 @@ def test_first_compile_that_fails_leaves_no_state_and_reruns_whole(tmp_path: Pat
         raise RuntimeError("killed after the pages were written")
 
     monkeypatch.setattr(build._Compile, "_aggregate", crash)
-    try:
+    with pytest.raises(RuntimeError, match="killed"):
         compile_wiki(corpus, wiki, today="2026-11-21")
-    except RuntimeError:
-        pass
-    else:
-        raise AssertionError("the compile should have failed")
     assert any(wiki.rglob("*.md")), "pages were written before the failure"
     assert sorted(p.name for p in (wiki / ".folio").iterdir()) == ["lock", "pending.json"]
     monkeypatch.setattr(build._Compile, "_aggregate", real)
@@ -426,12 +423,8 @@ def test_first_compile_stages_pages_and_shows_none_until_all_are_written(
         raise RuntimeError("killed before the pages were moved in")
 
     monkeypatch.setattr(StagedPages, "publish", fail)
-    try:
+    with pytest.raises(RuntimeError, match="killed"):
         compile_wiki(corpus, wiki, today="2026-11-21")
-    except RuntimeError:
-        pass
-    else:
-        raise AssertionError("the compile should have failed")
     assert "policy/return-policy.md" in seen_in_stage
     assert [p for p in wiki.rglob("*") if ".folio" not in p.parts] == []
     assert sorted(p.name for p in (wiki / ".folio").iterdir()) == ["lock", "pending.json"]

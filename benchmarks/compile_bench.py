@@ -796,8 +796,15 @@ def cpu_seconds() -> float:
 def settle_disk(seconds: float = 5.0) -> None:
     """Flush what deleting the previous run's wikis left to write back. On this VM's disk,
     creating files while ~10^5 deletions are still being written back costs several times
-    what it costs on a quiet disk; that would be measured as compile time."""
+    what it costs on a quiet disk; that would be measured as compile time. Where the bench
+    may (root), it also drops the kernel's page, dentry and inode caches: here the kernel CPU
+    of one file creation drifted from 35 to 740 µs over successive runs and came back to
+    35 µs only after a drop, so without it later runs pay for earlier ones."""
     os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError:
+        pass
     time.sleep(seconds)
 
 

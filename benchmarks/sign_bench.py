@@ -126,7 +126,7 @@ def overhead(root: Path, n: int, repeat: int, key: Path) -> dict:
         settle_disk()
         return _compile_child(corpus, wiki, signing, key)
 
-    clean_compile("off")  # warm the OS page cache for the corpus
+    clean_compile("off")  # warm-up: imports and bytecode, not timed
     for i in range(repeat):
         print(f"  compile {n:,} records, run {i + 1}/{repeat}", file=sys.stderr, flush=True)
         # alternate which goes first, so that drift in machine speed hits both alike

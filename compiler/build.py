@@ -479,12 +479,12 @@ class _Compile:
         return self.out / md_rel, self.out / sc_rel
 
     def _render(self, dirty: set[str], signing: SigningPlan | None) -> None:
-        st, report = self.state, self.report
         ids = sorted(dirty)
         self.progress.phase("render", len(ids))
         signing = signing if signing is not None and signing.in_render else None
         context = {"tiebreak_of": self.tiebreak_of, "signing": signing}
-        if st.first_build:  # no page of this wiki has been written yet: see compiler/staging.py
+        # no page of this wiki has been written yet: see compiler/staging.py
+        if self.state.first_build:
             self._staged = StagedPages(self.out, self.out / STATE_DIR / "stage")
         with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
@@ -529,7 +529,7 @@ class _Compile:
             jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
                                 previous.get(eid), str(md_path),
                                 self._synthesis.get(eid), sign))
-        return listed, run(render_step, jobs)
+        return listed, run(render_step, jobs, batched=True)
 
     def _store_pages(self, results: Iterable[RenderedPage],
                      listed: dict[str, tuple[str, str, str]]) -> None:

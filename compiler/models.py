@@ -20,7 +20,7 @@ from pydantic import (
     field_validator,
 )
 
-from .canonical import canonical_json, content_id, sha256_hex
+from .canonical import canonical_json, sha256_hex
 
 SCHEMA_VERSION = "1"
 

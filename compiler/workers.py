@@ -18,6 +18,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -26,7 +27,9 @@ R = TypeVar("R")
 # Read by the step functions; set by the parent before the fork, inherited by the children.
 CONTEXT: dict[str, Any] = {}
 
-Runner = Callable[[Callable[[T], R], Sequence[T]], Iterator[R]]
+# run(step, items) → step(item) per item; run(step, items, batched=True) → step(list of items)
+# → list of results per batch, flattened (for steps that do better over many items at once)
+Runner = Callable[..., Iterator[Any]]
 
 
 def worker_count(setting: int) -> int:
@@ -53,7 +56,17 @@ def _load_libc() -> Any:
 _LIBC = _load_libc()
 
 
-def _inline(step: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+_INLINE_BATCH = 64  # items per batch of a batched step run in this process
+
+
+def _batches(items: Sequence[T], size: int) -> list[Sequence[T]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _inline(step: Callable[[Any], Any], items: Sequence[T], batched: bool = False
+            ) -> Iterator[Any]:
+    if batched:
+        return chain.from_iterable(map(step, _batches(items, _INLINE_BATCH)))
     return map(step, items)
 
 
@@ -74,8 +87,11 @@ def step_runner(workers: int, n_items: int, min_items: int, context: dict[str, A
         before_fork()
     release_free_memory()
     with multiprocessing.get_context("fork").Pool(workers) as pool:
-        def run(step: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+        def run(step: Callable[[Any], Any], items: Sequence[T], batched: bool = False
+                ) -> Iterator[Any]:
             size = max(1, min(64, len(items) // (workers * 8)))
+            if batched:  # one batch per task: the same work per task either way
+                return chain.from_iterable(pool.imap(step, _batches(items, size), chunksize=1))
             return pool.imap(step, items, chunksize=size)
 
         yield run

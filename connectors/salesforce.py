@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from compiler.models import Reference, Scalar, SourceRecord
 from compiler.slug import slugify
 
-from ._common import FieldError, as_dict, as_list, build, decode_json, origin
+from ._common import FieldError, as_dict, build, decode_json, origin
 from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 

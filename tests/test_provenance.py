@@ -26,7 +26,7 @@ from compiler.provenance.index_root import (
     BUCKET_DIR, ROOT_FILE, IndexBucket, bucket_bytes, bucket_file, bucket_of, canonical_bucket,
 )
 from compiler.provenance.signers import (
-    LocalKeySigner, SigningError, SigstoreSigner, public_der,
+    LocalKeySigner, SigningError, SigstoreSigner, public_der, verify_signature,
 )
 from compiler.provenance.statement import (
     PAYLOAD_TYPE, BuildContext, Builder, encoded_parts, page_statement, page_statement_bytes,
@@ -175,6 +175,20 @@ def test_bundle_round_trips_as_sigstore_v03(tmp_path: Path) -> None:
     # the fast writers (the signer's and make_bundle) and sigstore_models write the same bytes
     assert make_bundle_model(parsed.envelope, signer.key_id) == data
     assert make_bundle(parsed.envelope, "hint") == make_bundle_model(parsed.envelope, "hint")
+
+
+def test_batch_signing_gives_each_payload_its_own_valid_bundle(tmp_path: Path) -> None:
+    signer = LocalKeySigner.generate(tmp_path / "k.pem")
+    payloads = [b'{"_type":"a"}', b'{"_type":"b"}', b'{"_type":"a"}']
+    bundles = signer.sign_bundles(payloads, PAYLOAD_TYPE)
+    assert len(bundles) == len(payloads)
+    for payload, data in zip(payloads, bundles):
+        envelope = parse_bundle(data, "x").envelope
+        assert envelope.payload_bytes == payload  # in order, none swapped
+        sig = base64.b64decode(envelope.signatures[0].sig)
+        assert verify_signature(signer.public_key, sig, pae(PAYLOAD_TYPE, payload))
+        assert not verify_signature(signer.public_key, sig, pae(PAYLOAD_TYPE, payload + b" "))
+    assert signer.sign_bundles([], PAYLOAD_TYPE) == []
 
 
 def test_local_key_file_mode_and_id(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The compile's entry points into provenance: sign what this compile wrote.
 
 :func:`plan_signing` runs before pages are rendered. With a local key, each page is signed
-where it is rendered (:func:`sign_page`, inside the compile's worker processes), from the
+where it is rendered (:func:`page_payload`, inside the compile's worker processes), from the
 claims, statuses and bytes already at hand. :func:`attest_compile` runs after pages and index
 are written and before the state commits: it signs whatever the render did not (a page whose
 bundle went missing, keyless signing), removes bundles of removed pages and signs the index
@@ -32,7 +32,7 @@ from ..models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict
 from ..settings import FolioSettings
 from . import ledger
 from .bundle_watch import forget_folders, missing_bundles, remember_folders
-from .index_root import BUNDLE_SUFFIX, bucket_of, bundle_name
+from .index_root import bucket_of, bundle_name
 from .root_update import update_root
 from .signers import LocalKeySigner, Signer, SigningError, SigstoreSigner
 from .statement import PAYLOAD_TYPE, BuildContext, encoded_parts, page_statement_bytes
@@ -215,17 +215,16 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
                        resign_all, usage, missing)
 
 
-def sign_page(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequence[Claim],
-              status: dict[str, ClaimStatus], conflicts: Sequence[Conflict],
-              claim_digests: dict[str, str] | None = None,
-              page_sha256: str | None = None) -> bytes:
-    """The bundle of one page, from what its render produced (``claim_digests``: claim id →
-    sha256 of its JSON, when the caller has that JSON already; ``page_sha256``: the digest of
-    ``page_bytes``, when it has that)."""
-    payload = page_statement_bytes(page_path, page_bytes, claims, status, conflicts, None,
-                                   claim_digests=claim_digests, usage=plan.usage,
-                                   encoded=plan.encoded, page_sha256=page_sha256)
-    return plan.signer.sign_bundle(payload, PAYLOAD_TYPE)
+def page_payload(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: Sequence[Claim],
+                 status: dict[str, ClaimStatus], conflicts: Sequence[Conflict],
+                 claim_digests: dict[str, str] | None = None,
+                 page_sha256: str | None = None) -> bytes:
+    """The statement to sign for one page, from what its render produced (``claim_digests``:
+    claim id → sha256 of its JSON, when the caller has that JSON already; ``page_sha256``: the
+    digest of ``page_bytes``, when it has that). The render signs a batch of them at once."""
+    return page_statement_bytes(page_path, page_bytes, claims, status, conflicts, None,
+                                claim_digests=claim_digests, usage=plan.usage,
+                                encoded=plan.encoded, page_sha256=page_sha256)
 
 
 def attest_compile(c: _Compile, plan: SigningPlan | None, signed: dict[str, str],
@@ -297,4 +296,4 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
 _OLD_LEAVES = "dbom-leaves.json"
 
 
-__all__ = ["SigningPlan", "attest_compile", "plan_signing", "sign_page", "signer_from_settings"]
+__all__ = ["SigningPlan", "attest_compile", "page_payload", "plan_signing", "signer_from_settings"]

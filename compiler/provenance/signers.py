@@ -15,6 +15,7 @@ import base64
 import os
 import stat
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Protocol
 
 from cryptography.exceptions import InvalidSignature
@@ -113,11 +114,19 @@ class LocalKeySigner:
         return self._key.sign(message, _ECDSA_SHA256)
 
     def sign_bundle(self, payload: bytes, payload_type: str) -> bytes:
+        return self.sign_bundles([payload], payload_type)[0]
+
+    def sign_bundles(self, payloads: Sequence[bytes], payload_type: str) -> list[bytes]:
+        """:meth:`sign_bundle` of each payload. The signatures are made back to back: one
+        among others costs about 35 µs here, one after other work 65–125 µs (the curve's
+        precomputed tables have left the CPU cache)."""
+        sign, ecdsa = self._key.sign, _ECDSA_SHA256
+        sigs = [sign(pae(payload_type, payload), ecdsa) for payload in payloads]
         # the bundle make_bundle writes for Envelope.of(payload_type, payload, [(key id, sig)]),
         # without the models in between (a test keeps the two identical)
-        sig = base64.b64encode(self.sign(pae(payload_type, payload))).decode("ascii")
-        return bundle_bytes(base64.b64encode(payload), payload_type, [(sig, self.key_id)],
-                            self.key_id)
+        return [bundle_bytes(base64.b64encode(payload), payload_type,
+                             [(base64.b64encode(sig).decode("ascii"), self.key_id)], self.key_id)
+                for payload, sig in zip(payloads, sigs)]
 
     @classmethod
     def generate(cls, path: Path, force: bool = False) -> LocalKeySigner:

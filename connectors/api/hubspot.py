@@ -20,7 +20,7 @@ ACL is the source's ``default_acl`` (see there).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, ClassVar
 
 from compiler.models import SourceRecord

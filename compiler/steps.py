@@ -147,10 +147,8 @@ class RenderedPage(NamedTuple):
 
 def render(jobs: list[PageJob]) -> list[RenderedPage]:
     """Pages' claims → their markdown and sidecar bytes (returned only if they changed), and,
-    when this compile signs here, their bundles. A batch of pages at a time: their signatures
-    are made together once every page is rendered, because a signature right after other work
-    costs two to three times one among signatures (the curve's precomputed tables are out of
-    the cache by then)."""
+    when this compile signs here, their bundles. A batch of pages at a time, so that their
+    signatures are made back to back once every page is rendered (see ``sign_bundles``)."""
     rendered = [_render_one(job) for job in jobs]
     payloads = [payload for _, payload in rendered if payload is not None]
     if not payloads:

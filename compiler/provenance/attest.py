@@ -1,8 +1,8 @@
 """The compile's entry points into provenance: sign what this compile wrote.
 
 :func:`plan_signing` runs before pages are rendered. With a local key, each page is signed
-where it is rendered (:func:`page_payload`, inside the compile's worker processes), from the
-claims, statuses and bytes already at hand. :func:`attest_compile` runs after pages and index
+where it is rendered (:func:`page_payload`, a batch signed at once inside the compile's worker
+processes), from the claims, statuses and bytes already at hand. :func:`attest_compile` runs after pages and index
 are written and before the state commits: it signs whatever the render did not (a page whose
 bundle went missing, keyless signing), removes bundles of removed pages and signs the index
 root, so a failure to sign fails the compile (and rolls the state back) instead of leaving

@@ -1,0 +1,97 @@
+"""The schema layer's declared vocabulary (``schema.yaml`` in a corpus folder).
+
+A schema names, per entity type, the canonical attributes a wiki may state, each with a value
+type, a cardinality and the qualifiers that belong to its identity; it maps each source
+system's fields onto those attributes (with value maps for enum codes), and lists the phrases
+and synonyms by which prose names an attribute. It is what makes two sources that say the same
+thing comparable, so that authority can decide between them.
+
+This module is the interface only (typed, validated, no I/O); loading with file/line errors,
+the bundled base schema, value typing and extraction live beside it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ValueType = Literal[
+    "text", "number", "money", "percent", "duration", "date", "datetime", "boolean", "enum",
+    "reference",
+]
+Cardinality = Literal["single", "multi"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _key(v: str) -> str:
+    return " ".join(v.split()).lower()
+
+
+class Qualifier(_Strict):
+    """A dimension that is part of an attribute's identity (customer tier, region, plan):
+    a refund window for Enterprise and one for Standard are two attributes, not a conflict."""
+
+    description: str = ""
+    values: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict,
+        description="canonical value → synonyms as sources write them (case-insensitive)")
+
+
+class Attribute(_Strict):
+    """A canonical attribute of an entity type."""
+
+    type: ValueType = "text"
+    cardinality: Cardinality = "single"
+    description: str = ""
+    qualifiers: tuple[str, ...] = Field((), description="names declared under `qualifiers:`")
+    phrases: tuple[str, ...] = Field(
+        (), description="words prose uses for this attribute (the name itself is implied)")
+    values: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict, description="enum: canonical value → synonyms and codes")
+    currency: str | None = Field(None, description="money: currency when the source names none")
+    unit: str | None = Field(None, description="duration: canonical unit (days, hours, …)")
+    target: str | None = Field(None, description="reference: the entity type it points at")
+    home: str | None = Field(
+        None, description="entity name a prose statement of this attribute is about when the "
+        "sentence names no entity of this type (a company-wide policy, say)")
+
+
+class EntityType(_Strict):
+    description: str = ""
+    attributes: dict[str, Attribute] = Field(default_factory=dict)
+
+    @field_validator("attributes")
+    @classmethod
+    def _canonical_names(cls, v: dict[str, Attribute]) -> dict[str, Attribute]:
+        return {_key(k): a for k, a in v.items()}
+
+
+class FieldMap(_Strict):
+    """One source field onto one attribute, with an optional map of the field's values."""
+
+    attribute: str
+    values: dict[str, str] = Field(
+        default_factory=dict, description="source value or code → canonical value")
+    qualifiers: dict[str, str] = Field(
+        default_factory=dict, description="qualifier values this field always carries")
+
+
+class Mapping(_Strict):
+    """Fields of the records of one system (optionally one instance and record type)."""
+
+    system: str
+    instance: str | None = None
+    record_type: str | None = Field(None, description="record type in the source system")
+    entity_type: str | None = Field(None, description="entity type the records describe")
+    fields: dict[str, str | FieldMap] = Field(default_factory=dict)
+
+
+class Schema(_Strict):
+    version: str = Field("1", description="the schema's own version, recorded in every DBOM")
+    types: dict[str, EntityType] = Field(default_factory=dict)
+    qualifiers: dict[str, Qualifier] = Field(default_factory=dict)
+    mappings: tuple[Mapping, ...] = ()

@@ -26,6 +26,12 @@ class RawClaim(BaseModel):
         None, description="text that may name another entity as the subject (facts only)"
     )
     target_type: str | None = Field(None, description="entity type a reference points at")
+    # the schema layer (compiler/schema): set when the claim's attribute is a declared one
+    mapped: bool = Field(False, description="attribute is a canonical attribute of the schema")
+    qualifiers: tuple[tuple[str, str], ...] = Field(
+        (), description="(qualifier, canonical value) pairs, sorted; part of the attribute's identity")
+    subject_type: str | None = Field(
+        None, description="entity type the schema declares the attribute on (links the subject)")
 
 
 class Extraction(BaseModel):

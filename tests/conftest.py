@@ -99,6 +99,17 @@ def prefect_harness(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
         yield
 
 
+@pytest.fixture(scope="session")
+def postgres():  # type: ignore[no-untyped-def]
+    """One PostgreSQL 15 cluster for the session (tests/prefect_server.py); each user of it
+    creates its own database."""
+    from prefect_server import Postgres
+
+    pg = Postgres().start()
+    yield pg
+    pg.stop()
+
+
 # -- real brokers (see tests/brokers.py) ---------------------------------------------------------
 
 @pytest.fixture(scope="session")

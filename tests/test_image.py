@@ -318,6 +318,16 @@ def test_compose_services_run_on_podman_against_seaweedfs_noida_and_postgres(
             time.sleep(3)
         assert all(_healthy(port, "/health") for port in health.values())
         assert _healthy(bridge_health, "/healthz")
+        from prefect.client.orchestration import SyncPrefectClient
+
+        with SyncPrefectClient(server.api_url) as client:
+            deployments = {d.id: d.name for d in client.read_deployments()}
+            runs = [(deployments.get(r.deployment_id), r.parameters, r.state_type.value)
+                    for r in client.read_flow_runs() if r.state_type]
+        # the bridge started hq's run (drain: the events), the shipped event the aggregation
+        assert ("hq", {"drain": True}, "COMPLETED") in [
+            (d, {k: v for k, v in params.items() if k == "drain"}, s) for d, params, s in runs], runs
+        assert any(d == "central" and s == "COMPLETED" for d, _, s in runs), runs
 
         # the CLI service (profile cli): its command is the image's `folio` plus arguments
         for args, expect in ((["verify", "--wiki", "s3://folio-central/acme"], "0 failures"),

@@ -129,6 +129,9 @@ def base_image() -> str:
 
 @pytest.fixture(scope="module")
 def image() -> str:
+    if os.geteuid() != 0:
+        pytest.fail("the image tests run buildah and podman as root (CI does): chroot "
+                    "isolation, runc and volumes owned by uid 10001 need it")
     missing = [t for t in TOOLS if shutil.which(t) is None]
     if missing:
         pytest.fail(f"container tools missing: {', '.join(missing)} (Debian packages; "

@@ -48,9 +48,10 @@ def test_publish_consume_compile_delete_and_commit(tansu, tmp_path: Path) -> Non
     settings = kafka_settings(tansu.bootstrap)
     bus = KafkaBus(settings.events, Topics("folio", tenant))
     bus.ensure_topics(["jira"])
-    meta = {t["name"]: len(t["partitions"]) for t in
-            KafkaAdminClient(bootstrap_servers=tansu.bootstrap).describe_topics(
-                [f"folio.{tenant}.jira.state", f"folio.{tenant}.jira.history"])}
+    admin = KafkaAdminClient(bootstrap_servers=tansu.bootstrap)
+    meta = {t["name"]: len(t["partitions"]) for t in admin.describe_topics(
+        [f"folio.{tenant}.jira.state", f"folio.{tenant}.jira.history"])}
+    admin.close()  # else its metadata thread outlives the session's broker, logging to a closed stream
     assert set(meta.values()) == {3}
     msgs = [m for n in range(20) for m in encode(record_event(ticket(tenant, n), "c"))]
     msgs += encode(record_event(ticket(tenant, 3, rev=2), "u", before=ticket(tenant, 3)))

@@ -9,11 +9,9 @@ idempotent producer and no transactions, so no test needs transactional reads
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
-import pytest
 from confluent_kafka import Consumer as CKConsumer
 from confluent_kafka import Producer as CKProducer
 from confluent_kafka import TopicPartition as CKTopicPartition

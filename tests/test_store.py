@@ -7,16 +7,14 @@ refuse)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import uuid
 from pathlib import Path
-
-import threading
 
 import boto3
 import pytest
@@ -29,8 +27,8 @@ from compiler.store import LostUpdate, StoreError, open_store
 from compiler.store.layout import HEAD_KEY, Head, Tree, blob_key, tree_key
 from compiler.store.materialize import materialize
 from compiler.store.publish import commit, publish_wiki, stage
-from conftest import ACME, TODAY, flat
 from compiler.store.s3 import PROBE_KEY, S3Store
+from conftest import ACME, TODAY, flat
 from s3 import CREDENTIALS, FaultProxy, MotoServer, SeaweedServer
 
 REPO = Path(__file__).resolve().parents[1]

@@ -165,7 +165,7 @@ SCHEMA: dict[str, Any] = {
             "Title": "job title", "Email": "email", "Account": "account"}},
         {"system": "salesforce", "record_type": "Opportunity", "entity_type": "opportunity", "fields": {
             "Amount": "amount", "CloseDate": "close date", "StageName": "stage",
-            "Account": "account", "Primary_Product__r": "product"}},
+            "Account": "account", "Primary_Product__c": "product"}},
         {"system": "salesforce", "record_type": "Product2", "entity_type": "product", "fields": {
             "ProductCode": "product code",
             "Device_Class__c": {"attribute": "device class", "values": {

@@ -8,7 +8,8 @@ restrictions exist); names, numbers, dates, phrasing shapes and layouts come fro
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -147,14 +148,6 @@ class Product:
     price: int = 0
 
 
-@dataclass
-class World:
-    seed: int
-    rng: random.Random
-    truth: Truth
-    files: dict[str, Any] = field(default_factory=dict)  # rel path → JSON doc or text
-
-
 class Builder:
     """Fills a :class:`World`; each ``_system`` method writes one system's exports."""
 
@@ -236,6 +229,21 @@ class Builder:
         if "{P}" in "".join(shapes) and P is None:
             P = attr
         return fill(self.rng.choice(shapes), E=E, P=P or attr, V=V, A=A, Q=Q)
+
+    def jira_markup(self, body: str) -> str:
+        """Jira wiki markup around a comment (an instruction is left as planted)."""
+        if "instructions" in body:
+            return body
+        shape = self.rng.choice(["plain", "plain", "heading", "quote", "bold", "bullet"])
+        if shape == "heading":
+            return "h4. Update\n" + body
+        if shape == "quote":
+            return "{quote}" + body + "{quote}"
+        if shape == "bold":
+            return re.sub(r"(\d[\d.,:-]*(?: (?:hours?|days?|months?|minutes?))?)", r"*\1*", body, count=1)
+        if shape == "bullet":
+            return "Findings:\n* " + body
+        return body
 
     # -- build -----------------------------------------------------------------------------
     def build(self) -> tuple[dict[str, Any], Truth]:
@@ -826,7 +834,7 @@ class Builder:
                 custom={"customfield_10310": {"self": f"{JIRA_BASE}/rest/api/2/customFieldOption/{10500 + n}",
                                               "value": acct.sf_name, "id": str(10500 + n)},
                         "customfield_10311": serial},
-                comments=[(str(30100 + n * 10 + j), who, ts_jira(t), body)
+                comments=[(str(30100 + n * 10 + j), who, ts_jira(t), self.jira_markup(body))
                           for j, (who, t, body) in enumerate(comments)],
                 security=security))
             return k, page

@@ -4,6 +4,7 @@ benchmarks/quality_bench.py end to end. Structure and determinism, not quality t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -67,6 +68,16 @@ def test_generator_is_deterministic_by_seed(corpus: Path, tmp_path: Path) -> Non
     generate(SEED + 1, other)
     assert _files(other) != _files(corpus)
     assert _files(other).keys() == _files(corpus).keys()
+
+
+def test_generator_cli_is_deterministic_across_processes(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cli"
+    run = subprocess.run([sys.executable, str(REPO / "benchmarks/company_gen.py"), "--seed", str(SEED),
+                          "--out", str(out)], capture_output=True, text=True, cwd=str(REPO),
+                         env={**os.environ, "PYTHONHASHSEED": "12345"}, check=False)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["questions"] >= 40
+    assert _files(out) == _files(corpus)
 
 
 def test_exports_parse_with_the_connectors(corpus: Path) -> None:

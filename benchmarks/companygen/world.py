@@ -672,8 +672,12 @@ class Builder:
                 s = self.prose("list price", E=p.name, V=v)
                 sentences.append(s)
                 T.fact(p.page, "list price", "money", f"{p.price + 250} USD", s, "prose", k)
-            if p is self.p_c2:  # battery runtime also on the comparison page: contested
-                pass
+            if p is self.p_r1:  # list price also on the pricing page, the same amount
+                # written another way: an agreement, never a contradiction
+                v = money_text(r, p.price)
+                s = self.prose("list price", E=p.name, V=v)
+                sentences.append(s)
+                T.fact(p.page, "list price", "money", f"{p.price} USD", s, "prose", k)
             table = "".join(f"<tr><th>{lab}</th><td>{val}</td></tr>" for lab, val, *_ in rows)
             for lab, val, attr, vt, norm in rows:
                 T.fact(p.page, attr, vt, norm, f"{lab}: {val}", "prose", k)
@@ -1015,7 +1019,7 @@ class Builder:
             page = T.entity(_pg("site", site), "site", site)
             lines = [f"# {site}", "", f"{site} stores finished devices and spare parts for the region.", ""]
             cap = self.site_capacity[site]
-            style = r.choice(["kv", "bullets", "sentences"])
+            style = r.choice(["kv", "bullets", "sentences", "deflist"])
             facts = [("pallet capacity", "number", str(cap), f"{cap:,}", ["Pallet capacity", "Pallet positions"]),
                      ("dispatch cutoff", "text", cut[site], cut[site], ["Same-day dispatch cut-off", "Dispatch cut-off"]),
                      ("dock hours", "text", docks[site], docks[site], ["Dock hours", "Receiving hours"])]
@@ -1024,10 +1028,12 @@ class Builder:
                     line = f"{r.choice(labels)}: {shown}"
                 elif style == "bullets":
                     line = f"- {r.choice(labels)}: {shown}"
+                elif style == "deflist":  # Markdown Extra / Pandoc definition list
+                    line = f"{r.choice(labels)}\n:   {shown}\n"
                 else:
                     line = self.prose(attr, E=site, V=shown)
                 lines.append(line)
-                T.fact(page, attr, vt, norm, line.lstrip("- "), "prose", k)
+                T.fact(page, attr, vt, norm, " ".join(line.lstrip("- ").split()), "prose", k)
             meta: dict[str, Any] = {"title": site, "type": "site"}
             if i < 2:
                 d = (NOW - timedelta(days=r.randrange(30, 60))).date()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .world import CONF_BASE, CONF_INST, HS_INST, JIRA_BASE, JIRA_INST, MD_INST, SF_INST, TENANT, ZD_BASE, ZD_INST
+from .common import CONF_BASE, CONF_INST, HS_INST, JIRA_BASE, JIRA_INST, MD_INST, SF_INST, TENANT, ZD_BASE, ZD_INST
 
 SOURCES: dict[str, Any] = {
     "tenant": TENANT,

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .world import PLANS, PRODUCT_POOL, SITES, Builder, _pg
+from .common import PLANS, PRODUCT_POOL, SITES, _pg
+from .world import Builder
 
 
 def _money(n: int) -> str:

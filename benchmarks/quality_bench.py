@@ -29,8 +29,10 @@ Figures (truth layout: benchmarks/companygen/truth.py):
   reported);
 * restricted leaks: claims of a restricted record exported ``--as`` a principal it denies.
 
-Matching: subject by page name (the truth page, ``compiler.slug.page_name`` of any alias, with
-the registry's legal-suffix folding); attribute by canonical name plus ``qualifiers`` when the
+Matching: subject by page name: the entity's one page is the truth page, or else the page
+named (``compiler.slug.page_name``, with the registry's legal-suffix folding) after one of its
+aliases that holds the most claims; claims on a second alias page are split off and do not
+count (a losing value there still counts against the winner); attribute by canonical name plus ``qualifiers`` when the
 export carries them (docs/schema.md). An export without ``qualifiers`` (before the schema
 layer) is read in *legacy* mode: a qualified fact also matches a surface attribute made of the
 canonical name, the qualifier's words and filler (``rma window for platinum customers``).
@@ -48,7 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +192,15 @@ class Scorer:
             self._cands[page] = out
         return self._cands[page]
 
+    def home(self, page: str) -> str:
+        """The one page the wiki keeps for a truth entity: its own name when that page
+        exists, else the candidate (a page named after an alias) with the most claims.
+        Facts on other candidates sit on a split-off page and do not count."""
+        if page in self.by_subject:
+            return page
+        found = [p for p in sorted(self.pages(page)) if p in self.by_subject]
+        return max(found, key=lambda p: len(self.by_subject[p])) if found else page
+
     def names(self, page: str) -> set[str]:
         e = self.entities.get(page)
         out = {V.slug(page.rsplit("/", 1)[-1])}
@@ -227,7 +238,7 @@ class Scorer:
                  value: str | None = None, source: str | None = None) -> list[dict[str, Any]]:
         out = []
         src = _src(source) if source else None
-        for subject in self.pages(page):
+        for subject in (self.home(page),):
             for c in self.by_subject.get(subject, ()):
                 if c.get("kind") == "statement":
                     continue
@@ -326,7 +337,10 @@ class Scorer:
         alarms = self.contradiction_pages()
         false = [f for f in alarms if not any(self._finding_is(f, x) for x in self.truth.get("contested", []))]
         n = len(alarms)
+        others = Counter(f.get("code") for f in self.findings
+                         if "contradiction" in str(f.get("code")) and f.get("code") != "open-contradiction")
         return {"false": len(false), "reported": n, "share": (len(false) / n) if n else 0.0,
+                "other_contradiction_findings": dict(others),
                 "examples": [f.get("message", "")[:160] for f in false[:5]]}
 
     def _main_subject(self, source: str) -> str | None:
@@ -346,7 +360,7 @@ class Scorer:
         merged, missed = 0, []
         for g in self.truth.get("alias_groups", []):
             subjects = [self._main_subject(m["source"]) for m in g["members"]]
-            if all(s is not None and s in self.pages(g["page"]) for s in subjects):
+            if all(s is not None and s == self.home(g["page"]) for s in subjects):
                 merged += 1
             else:
                 missed.append({"page": g["page"], "landed": subjects})
@@ -456,7 +470,9 @@ def score(truth: dict[str, Any], run: dict[str, Any], notes: list[str]) -> dict[
             "details": {"recall_missed": rec["missed"], "authority_wrong": auth["wrong"],
                         "recency_wrong": rcy["wrong"], "contested_missed": con["missed"],
                         "alias_missed": al["missed"], "false_merge_pages": al["false_merge_pages"],
-                        "false_alarm_examples": fa["examples"], "injections": inj["claims"],
+                        "false_alarm_examples": fa["examples"],
+                        "other_contradiction_findings": fa["other_contradiction_findings"],
+                        "injections": inj["claims"],
                         "restricted": rl}}
 
 

@@ -254,3 +254,28 @@ def test_bench_end_to_end(tmp_path: Path) -> None:
             assert 0.0 <= v <= 1.0, (k, v)
     assert result["claims"] > 100
     assert quality_bench.table(result).count("\n") >= len(quality_bench.TARGETS) + 2
+
+
+def test_alias_group_is_merged_only_on_one_page() -> None:
+    sf = "corvane/salesforce/corvane-prod/Account/001A"
+    hs = "corvane/hubspot/corvane-marketing/company/77"
+    zd = "corvane/zendesk/corvane.zendesk.com/organization/9"
+    truth = {"entities": [{"page": "account/nordwind-freight", "type": "account",
+                           "name": "Nordwind Freight GmbH", "aliases": ["Nordwind Freight", "NORDWIND"]}],
+             "facts": [],
+             "alias_groups": [{"page": "account/nordwind-freight", "type": "account", "members": [
+                 {"name": "Nordwind Freight GmbH", "source": sf}, {"name": "Nordwind Freight", "source": hs},
+                 {"name": "NORDWIND", "source": zd}]}]}
+
+    def claims(zd_page: str) -> list[dict]:
+        return [_claim(claim_id=f"c{i}", subject=page, attribute="name", value=n, kind="field", source_key=k)
+                for i, (page, n, k) in enumerate([("account/nordwind-freight", "Nordwind Freight GmbH", sf),
+                                                  ("account/nordwind-freight", "Nordwind Freight", hs),
+                                                  (zd_page, "NORDWIND", zd)])]
+
+    merged = quality_bench.Scorer(truth, claims("account/nordwind-freight"), []).aliases()
+    assert (merged["merged"], merged["false_merges"]) == (1, 0)
+    split = quality_bench.Scorer(truth, claims("account/nordwind"), []).aliases()
+    assert split["merged"] == 0
+    assert split["missed"][0]["landed"] == ["account/nordwind-freight", "account/nordwind-freight",
+                                           "account/nordwind"]

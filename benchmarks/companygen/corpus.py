@@ -35,8 +35,8 @@ SOURCES: dict[str, Any] = {
 AUTHORITY_HEADER = """\
 # Authority policy of the generated company (benchmarks/companygen).
 # The first rule uses a label exclusion (`labels_not`: approved AND NOT draft; issue 20
-# item 4). docs/authority.md had not settled its syntax when this was written:
-# benchmarks/quality_bench.py drops the key (and says so) for a compiler that rejects it.
+# item 4, the syntax of the schema-layer work). benchmarks/quality_bench.py drops the key,
+# and says so, for a compiler that predates it: the draft then ranks as approved.
 """
 
 AUTHORITY: dict[str, Any] = {

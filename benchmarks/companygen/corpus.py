@@ -100,7 +100,7 @@ SCHEMA: dict[str, Any] = {
             "service plan": {"type": "enum", "values": _PLAN, "phrases": ["service contract", "plan"]},
             "renewal date": {"type": "date", "phrases": ["contract renewal", "renews on", "up for renewal", "renewal"]},
             "bed count": {"type": "number", "phrases": ["beds", "bed", "number of beds"]},
-            "account manager": {"type": "text", "phrases": ["manages the account", "looked after by"]},
+            "account manager": {"type": "text", "phrases": ["manages", "manages the account", "looked after by"]},
             "payment terms": {"type": "duration", "unit": "days", "phrases": ["terms of payment"]},
             "credit limit": {"type": "money", "currency": "USD", "phrases": ["credit line"]},
         }},
@@ -126,7 +126,7 @@ SCHEMA: dict[str, Any] = {
                 "Class I": ["I"], "Class IIa": ["IIa"], "Class IIb": ["IIb"], "Class III": ["III"]}},
             "warranty period": {"type": "duration", "unit": "months", "phrases": ["warranty", "warranty coverage"]},
             "calibration interval": {"type": "duration", "unit": "months", "phrases": [
-                "calibration", "recalibrated every", "calibration check", "requires calibration every"]},
+                "calibration", "calibrate", "recalibrated every", "calibration check", "requires calibration every"]},
             "battery runtime": {"type": "duration", "unit": "hours", "phrases": [
                 "battery life", "runtime on battery", "on battery", "battery operation", "on a full charge"]},
             "list price": {"type": "money", "currency": "USD", "phrases": [
@@ -151,8 +151,10 @@ SCHEMA: dict[str, Any] = {
         "site": {"attributes": {
             "pallet capacity": {"type": "number", "phrases": ["pallets", "pallet positions", "room for"]},
             "dispatch cutoff": {"type": "text", "phrases": [
-                "same-day dispatch cut-off", "dispatch cut-off", "cut-off for same-day shipping", "ship the same day"]},
-            "dock hours": {"type": "text", "phrases": ["receiving hours", "loading dock", "deliveries are accepted", "receives deliveries"]},
+                "same-day dispatch cut-off", "dispatch cut-off", "cut-off for same-day shipping", "ship the same day",
+                "dispatches same day"]},
+            "dock hours": {"type": "text", "phrases": ["receiving hours", "loading dock", "deliveries to", "deliveries are accepted",
+                                                "receives deliveries"]},
         }},
         "ticket": {"attributes": {"device serial": {"type": "text", "phrases": ["serial number"]}}},
     },

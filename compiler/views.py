@@ -2,13 +2,17 @@
 
 Claims a principal may not see are removed *before* authority is settled again, so a hidden
 winner can neither be shown nor given away by the claims it overruled. A page whose claims are
-all hidden does not exist for that principal.
+all hidden does not exist for that principal, and exists nowhere else either: links to it are
+plain text (as a link to a page nobody wrote is), it is no backlink, and its name and aliases
+come only from records the principal may see. docs/permissions.md says which surface enforces
+this.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .directory import Directory
 from .models import Claim, ClaimStatus, Conflict, Entity, Principal
 from .policy import AuthorityPolicy
 from .registry import merge_entity
@@ -36,20 +40,33 @@ def stored_policy(state: State) -> AuthorityPolicy:
     return AuthorityPolicy.model_validate_json(raw) if raw else AuthorityPolicy()
 
 
+def stored_directory(state: State) -> Directory:
+    return Directory.from_json(state.meta("directory"))
+
+
 def principal(state: State, name: str | None, groups: list[str] | None = None) -> Principal | None:
-    """``None`` (no ``--as``) is the operator. A name unknown to the directory gets only the
-    groups given explicitly, so it sees public claims and little else."""
+    """``None`` (no ``--as``) is the operator. A name unknown to the directory has no groups
+    and no identities, so it sees public claims (and records naming it) only.
+
+    ``groups`` is an operator's what-if ("alice, as a member of these groups only"): it keeps
+    the principal's directory groups that are listed and drops the rest. It never adds a
+    group, so it can only narrow a view, never widen it."""
     if name is None:
         return None
-    known = state.principal_groups(name) or []
-    return Principal(name=name, groups=tuple(sorted({*known, *(groups or [])})))
+    found = stored_directory(state).principal(name)
+    if found is None:
+        # a wiki compiled before the directory carried identities stored groups only
+        found = Principal(name=name, groups=tuple(sorted(state.principal_groups(name) or ())))
+    if groups:
+        wanted = set(groups)
+        found = found.model_copy(update={"groups": tuple(g for g in found.groups if g in wanted)})
+    return found
 
 
-def page_view(
-    state: State, entity_id: str, who: Principal | None, looked_up_as: str | None = None
-) -> PageView | None:
-    """The page as ``who`` sees it. Its name and aliases come only from records ``who`` may
-    see, and a lookup by a name only a hidden record gives finds nothing."""
+def visible_entity(state: State, entity_id: str, who: Principal | None
+                   ) -> tuple[Entity, list[Claim]] | None:
+    """The entity as ``who`` knows it (named only by records ``who`` may see) and its visible
+    claims; ``None`` when the page does not exist for ``who``."""
     entity = state.entity(entity_id)
     if entity is None:
         return None
@@ -62,19 +79,65 @@ def page_view(
         if not decls:
             return None
         entity = merge_entity(entity_id, decls)
-        if looked_up_as is not None and looked_up_as != entity_id:
-            known = set().union(*(d.keys() for d in decls))
-            if name_key(looked_up_as) not in known and not entity_id.endswith(
-                    "/" + looked_up_as.lower()):
-                return None
+    return entity, claims
+
+
+@dataclass
+class Visibility:
+    """Which pages exist for one principal, asked page by page and remembered."""
+
+    state: State
+    who: Principal | None
+    _seen: dict[str, tuple[Entity, list[Claim]] | None] = field(default_factory=dict)
+
+    def of(self, entity_id: str) -> tuple[Entity, list[Claim]] | None:
+        if entity_id not in self._seen:
+            self._seen[entity_id] = visible_entity(self.state, entity_id, self.who)
+        return self._seen[entity_id]
+
+    def exists(self, entity_id: str) -> bool:
+        return self.of(entity_id) is not None
+
+    def unlinked(self, claims: list[Claim]) -> list[Claim]:
+        """Claims whose links to pages ``who`` cannot see are dropped: rendered, the name stays
+        as plain text, exactly like a name no page exists for."""
+        if self.who is None:
+            return claims
+        out = []
+        for c in claims:
+            kept = tuple(m for m in c.mentions if self.exists(m.entity))
+            out.append(c if len(kept) == len(c.mentions) else c.model_copy(update={"mentions": kept}))
+        return out
+
+
+def page_view(
+    state: State, entity_id: str, who: Principal | None, looked_up_as: str | None = None,
+    visibility: Visibility | None = None,
+) -> PageView | None:
+    """The page as ``who`` sees it. Its name and aliases come only from records ``who`` may
+    see, and a lookup by a name only a hidden record gives finds nothing."""
+    vis = visibility or Visibility(state, who)
+    seen = vis.of(entity_id)
+    if seen is None:
+        return None
+    entity, claims = seen
+    if who is not None and looked_up_as is not None and looked_up_as != entity_id:
+        visible = {c.source.key for c in claims}
+        known = set().union(*(d.keys() for d in state.declarations_of_entity(entity_id)
+                              if d.record_key in visible))
+        if name_key(looked_up_as) not in known and not entity_id.endswith(
+                "/" + looked_up_as.lower()):
+            return None
     policy = stored_policy(state)
     status, conflicts = resolve(claims, lambda r: policy.rule_named(r).tiebreak)
-    visible_sources = {
-        c.subject for c in state.mentioning_claims(entity_id) if c.acl.allows(who)
-    }
-    names = state.entity_names(visible_sources)
-    backlinks = sorted(names.items(), key=lambda kv: (kv[1].lower(), kv[0]))
-    return PageView(entity, claims, status, conflicts, backlinks)
+    backlinks: list[tuple[str, str]] = []
+    for subject in sorted({c.subject for c in state.mentioning_claims(entity_id)
+                           if c.acl.allows(who)}):
+        other = vis.of(subject)
+        if other is not None:
+            backlinks.append((subject, other[0].name))
+    backlinks.sort(key=lambda kv: (kv[1].lower(), kv[0]))
+    return PageView(entity, vis.unlinked(claims), status, conflicts, backlinks)
 
 
 def group_view(

@@ -10,10 +10,12 @@ this.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from .directory import Directory
-from .models import Claim, ClaimStatus, Conflict, Entity, Principal
+from .lint import LintReport
+from .models import ACL, Claim, ClaimStatus, Conflict, Entity, Principal
 from .policy import AuthorityPolicy
 from .registry import merge_entity
 from .render import render_page
@@ -148,3 +150,34 @@ def group_view(
     policy = stored_policy(state)
     status, conflicts = resolve(claims, lambda r: policy.rule_named(r).tiebreak)
     return claims, status, conflicts
+
+
+def visible_findings(state: State, report: LintReport, who: Principal | None) -> LintReport:
+    """Lint as ``who`` sees the wiki: a finding is kept only when its page, every claim and
+    every source it names are visible to ``who`` (so its text names nothing hidden)."""
+    if who is None:
+        return report
+    vis = Visibility(state, who)
+    record_acl: dict[str, ACL] = {}
+
+    def source_visible(label: str) -> bool:
+        key = label.rsplit("@", 1)[0]
+        if key not in record_acl:
+            rows = list(state.load_records([key]))
+            record_acl[key] = (ACL.model_validate(json.loads(rows[0][1]).get("acl") or {})
+                               if rows else ACL())
+        return record_acl[key].allows(who)
+
+    kept = []
+    for f in report.findings:
+        if f.page is not None and not vis.exists(f.page):
+            continue
+        if f.claims and not all(c.acl.allows(who) for c, _ in
+                                state.claims_by_ids(f.claims).values()):
+            continue
+        if f.claims and len(state.claims_by_ids(f.claims)) != len(set(f.claims)):
+            continue
+        if not all(source_visible(s) for s in f.sources):
+            continue
+        kept.append(f)
+    return LintReport(findings=kept)

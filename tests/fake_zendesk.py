@@ -40,6 +40,11 @@ class FakeZendesk:
     def comment(self, ticket_id: str, body: str, public: bool, when: datetime) -> None:
         """An agent adds a comment (``public: false``: an internal note)."""
         listed = self.comments.setdefault(ticket_id, [])
+        if not listed:  # as in Zendesk, the description is the ticket's first (public) comment
+            t = self.tickets[ticket_id]
+            listed.append({"id": 6999, "type": "Comment", "author_id": t.get("requester_id"),
+                           "body": t.get("description", ""), "plain_body": t.get("description", ""),
+                           "public": True, "attachments": [], "created_at": t.get("created_at")})
         listed.append({"id": 7000 + len(listed), "type": "Comment", "author_id": 9100000001,
                        "body": body, "html_body": f"<p>{body}</p>", "plain_body": body,
                        "public": public, "attachments": [], "created_at": zd_time(when)})

@@ -112,6 +112,15 @@ class Visibility:
         return out
 
 
+def visible_names(state: State, subjects: set[str], who: Principal | None) -> dict[str, str]:
+    """Page names as ``who`` knows them (from records ``who`` may see); a page that does not
+    exist for ``who`` has no name and must not be cited."""
+    if who is None:
+        return state.entity_names(subjects)
+    vis = Visibility(state, who)
+    return {s: seen[0].name for s in subjects if (seen := vis.of(s)) is not None}
+
+
 def page_view(
     state: State, entity_id: str, who: Principal | None, looked_up_as: str | None = None,
     visibility: Visibility | None = None,

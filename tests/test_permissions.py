@@ -268,3 +268,19 @@ def test_hidden_record_alias_not_revealed(runner: CliRunner, hidden_wiki: Path) 
     assert "Goldfinch" not in page.stdout
     # erin may see and use it
     assert _show(runner, hidden_wiki, "Project Goldfinch", "erin").exit_code == 0
+
+
+def test_query_names_pages_as_the_principal_knows_them(acme_wiki: Path) -> None:
+    """Answers name pages from what the asker may see, and never a page hidden from them."""
+    from compiler.build import wiki_state
+    from compiler.views import principal, visible_names
+
+    state = wiki_state(acme_wiki)
+    try:
+        ids = {"policy/discount-approval-policy", "policy/return-policy"}
+        assert visible_names(state, ids, principal(state, "alice")) == {
+            "policy/return-policy": "Return Policy"}
+        assert set(visible_names(state, ids, principal(state, "bob"))) == ids
+        assert set(visible_names(state, ids, None)) == ids
+    finally:
+        state.close()

@@ -39,8 +39,9 @@ err = Console(stderr=True)
 # a folder, or s3://bucket/prefix / file:///path synced into the cache (compiler/store/cli.py)
 from .store.cli import WikiOpt  # noqa: E402
 AsOpt = Annotated[Optional[str], typer.Option(
-    "--as", help="answer as this principal (groups from the corpus directory.yaml); "
-    "without it you are the operator and see everything")]
+    "--as", help="show what this principal of the corpus directory.yaml may see (an "
+    "operator's check, not a security boundary: docs/permissions.md); without it you are the "
+    "operator and see everything")]
 GroupOpt = Annotated[Optional[list[str]], typer.Option(
     "--group", help="operator's what-if for --as: keep only these of the principal's directory "
     "groups (repeatable); it narrows a view and never widens it")]

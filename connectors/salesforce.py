@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any, ClassVar
 
+from compiler.directory import salesforce_id18
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 from compiler.slug import slugify
 
@@ -185,22 +186,27 @@ def _private_by_rule(row: dict[str, Any], sobject: str, source: SourceConfig) ->
 
 def share_acl(rows: list[dict[str, Any]], source: SourceConfig) -> ACL:
     """Users and groups the share rows grant read access to."""
-    names = as_dict(source.options.get("sharing_groups"))
     users: list[str] = []
     groups: list[str] = []
     for row in map(as_dict, rows):
-        who = str(row.get("UserOrGroupId") or "").strip()
-        if not who:
-            continue
-        if who.startswith("005"):  # Salesforce key prefix of users; 00G groups and roles
-            users.append(person(source, "salesforce", who) or who)
-            continue
-        mapped = names.get(who)
-        if mapped is None:
-            groups.append(person(source, "salesforce", who) or who)
-        else:
-            groups += [mapped] if isinstance(mapped, str) else [str(g) for g in mapped]
+        acl = _grantee(str(row.get("UserOrGroupId") or "").strip(), source)
+        users += acl.users
+        groups += acl.groups
     return ACL(users=tuple(users), groups=tuple(groups))
+
+
+def _grantee(who: str, source: SourceConfig) -> ACL:
+    """A user (``005…``) or a group, role or queue (``00G…``, ``00E…``) as ACL entries; groups
+    through ``options.sharing_groups`` (15- or 18-character keys), else ``salesforce:<id>``."""
+    if not who:
+        return ACL()
+    if who.startswith("005"):  # Salesforce key prefix of users
+        return ACL(users=(person(source, "salesforce", who) or who,))
+    names = {salesforce_id18(str(k)): v for k, v in as_dict(source.options.get("sharing_groups")).items()}
+    mapped = names.get(salesforce_id18(who))
+    if mapped is None:
+        return ACL(groups=(person(source, "salesforce", who) or who,))
+    return ACL(groups=tuple([mapped] if isinstance(mapped, str) else [str(g) for g in mapped]))
 
 
 def record_acl(row: dict[str, Any], sobject: str, record_id: str, source: SourceConfig,
@@ -220,10 +226,11 @@ def record_acl(row: dict[str, Any], sobject: str, record_id: str, source: Source
     children = as_dict(row.get("Shares")).get("records")
     shares = share_acl([*share_rows, *(children if isinstance(children, list) else [])], source)
     readers = declared_acl(source.options.get("private_readers"), "options.private_readers")
-    owner = person(source, "salesforce", row.get("OwnerId"))
-    if owner is None:
+    owner = str(row.get("OwnerId") or "").strip()
+    if not owner:
         return union(restricted(source, f"salesforce-{sobject}-owner-missing"), readers)
-    return union(ACL(users=(owner,)), shares, readers)
+    # a Lead or Case may be owned by a queue (00G…): its members, as a group
+    return union(_grantee(owner, source), shares, readers)
 
 
 def _record_id(row: Any) -> str | None:

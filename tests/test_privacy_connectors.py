@@ -141,6 +141,16 @@ def test_salesforce_privacy_rule_and_undetermined_records() -> None:
         assert "crm-admins" in acl.groups  # the source's declared restricted readers
 
 
+def test_salesforce_queue_owner_and_15_character_group_keys() -> None:
+    source = _sf_source(sharing_model={"Case": "Private"},
+                        sharing_groups={"00G5g000001Emea": "sales-emea"})  # 15 characters
+    records = _sf_parse([_sf_row("5005g00000000041", "Case", OwnerId="00G5g000001EmeaEAC")],
+                        source)
+    assert salesforce_id18("00G5g000001Emea") == "00G5g000001EmeaEAC"
+    assert salesforce_id18("001A0000006Vm9r") == "001A0000006Vm9rIAC"  # Salesforce's own example
+    assert _who_sees(records["5005g00000000041"].acl) == ["cid"]  # the queue's group
+
+
 def test_salesforce_without_a_sharing_model_keeps_the_default() -> None:
     records = _sf_parse([_sf_row("0065g00000000021", OwnerId="0055g00000Ann01AAB")], _sf_source())
     assert records["0065g00000000021"].acl == ACL(groups=("staff",))

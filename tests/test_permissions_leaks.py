@@ -38,9 +38,13 @@ DIRECTORY = load_directory(ACME / "directory.yaml")
 PRINCIPALS = sorted(DIRECTORY.users) + ["mallory"]  # mallory: not in the directory
 GROUPS = sorted({g for u in DIRECTORY.users.values() for g in u.groups})
 _MIN_CHARS = 5  # shorter values ("80.0", "USD") are too common to attribute to one record
-# words every page's template writes (frontmatter "conflicts: resolved", headings): a hidden
-# claim with such a value ("Resolved", a Jira status) cannot be told apart from them
-_TEMPLATE_WORDS = ("resolved", "open", "winner", "overruled", "contested", "statement")
+
+
+def _distinctive(value: str) -> bool:
+    """A value that can be attributed to its record: long enough, and not one common word
+    ("Resolved", "question", "default"), which page templates, JSON keys and SCHEMA.md
+    write on their own."""
+    return len(value) >= _MIN_CHARS and not (value.isalpha() and len(value) < 12)
 
 
 @dataclass
@@ -92,8 +96,8 @@ def secrets_for(wiki: Path, who: Principal) -> Secrets:
                 s.visible_pages.add(eid)
                 visible_text += [seen[0].name, *seen[0].aliases, eid]
                 hidden_names |= {full.name, *full.aliases} - {seen[0].name, *seen[0].aliases}
-        said = "\n".join([*visible_text, *_TEMPLATE_WORDS]).casefold()
-        s.values = {v for v in hidden_values if len(v) >= _MIN_CHARS and v.casefold() not in said}
+        said = "\n".join(visible_text).casefold()
+        s.values = {v for v in hidden_values if _distinctive(v) and v.casefold() not in said}
         s.titles = {t for t in hidden_names if len(t) >= _MIN_CHARS and t.casefold() not in said}
         # questions aimed at what is hidden: its attribute, about its page
         for ask in sorted(hidden_subjects)[:40]:

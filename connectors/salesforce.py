@@ -13,6 +13,8 @@ Privacy (``sources.yaml`` options; docs/permissions.md):
   ``sharing_model`` every record gets ``default_acl``, as before.
 - ``privacy_rules``: ``{Opportunity: {field: Confidential__c, private_when: [true]}}`` makes a
   record private by its own field, whatever the object's default.
+  The API connector reads it from the org itself with ``sharing_model: from-org``
+  (connectors/api/salesforce.py).
 - Share rows: a ``Shares`` child subquery on the record
   (``SELECT Id, …, OwnerId, (SELECT UserOrGroupId, RowCause FROM Shares) FROM Account``) or
   ``AccountShare``/``OpportunityShare``/``X__Share`` rows in the same query file. ``005…`` ids are
@@ -161,7 +163,12 @@ def _share_rows(rows: list[Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def _sharing_model(source: SourceConfig, sobject: str) -> str | None:
-    model = as_dict(source.options.get("sharing_model"))
+    declared = source.options.get("sharing_model")
+    if declared is not None and not isinstance(declared, dict):
+        # "from-org" is read from the Organization object by the API connector; an export
+        # cannot say it, so nothing here may fall back to the (wider) default
+        return "undeclared"
+    model = as_dict(declared)
     if not model:
         # ``sharing: true`` alone (the API connector's older switch): records are as private
         # as their share rows say

@@ -188,6 +188,43 @@ def test_salesforce_api_selects_owner_and_rule_field_and_reads_share_table(
     assert records["0065g00000000032"].acl == ACL(groups=("staff",))
 
 
+def test_salesforce_api_reads_org_wide_defaults_from_the_org(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("T_SF", "tok")
+    seen: list[str] = []
+
+    def handler(path: str, query: dict[str, str], headers: dict[str, str]):  # type: ignore[no-untyped-def]
+        q = query.get("q", "")
+        seen.append(q)
+        if "FROM Organization" in q:
+            return 200, {}, {"totalSize": 1, "done": True, "records": [
+                {"attributes": {"type": "Organization"}, "DefaultAccountAccess": "Edit",
+                 "DefaultOpportunityAccess": "None", "DefaultContactAccess": "ControlledByParent"}]}
+        if "Share " in q:
+            return 200, {}, {"totalSize": 0, "done": True, "records": []}
+        if "FROM Opportunity" in q:
+            return 200, {}, {"totalSize": 1, "done": True, "records": [
+                _sf_row("0065g00000000051", OwnerId="0055g00000Ben01AAA")]}
+        return 200, {}, {"totalSize": 1, "done": True, "records": [
+            _sf_row("0015g00000000052", "Account", OwnerId="0055g00000Ben01AAA")]}
+
+    with serve(handler) as server:
+        cfg = ApiSourceConfig(system="salesforce", instance="prod", base_url=server.url,
+                              scope=["Account", "Opportunity"],
+                              auth=AuthConfig(kind="bearer", token_env="T_SF"),
+                              options={"sharing_model": "from-org"})
+        conn = make_api_connector(cfg, "t", sleep=lambda s: None)
+        items = [i for p in conn.poll(datetime(2026, 11, 1, tzinfo=UTC), datetime(2026, 11, 2, tzinfo=UTC))
+                 for i in p.items]
+        conn.close()
+    records = _records(items)
+    assert _who_sees(records["0065g00000000051"].acl) == ["ben"]  # "None": private
+    assert records["0015g00000000052"].acl == ACL(groups=("staff",))  # "Edit": public read/write
+    # an export cannot read the org: the same option there restricts, never opens
+    exported = _sf_parse([_sf_row("0015g00000000053", "Account", OwnerId="0055g00000Ben01AAA")],
+                         _sf_source(sharing_model="from-org"))
+    assert is_undetermined(exported["0015g00000000053"].acl)
+
+
 # -- Confluence ---------------------------------------------------------------------------------
 
 def _restriction(users: list[str], groups: list[str]) -> dict[str, Any]:

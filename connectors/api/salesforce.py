@@ -8,6 +8,10 @@ and the rule's field, and each page's ids are looked up in the object's share ta
 ``Shares`` child subquery an export carries, so the export parser
 (:class:`connectors.salesforce.SalesforceConnector`) decides every record's ACL the same way in
 both modes.
+
+``options.sharing_model: from-org`` reads the org-wide defaults of the standard objects from the
+``Organization`` object (``DefaultAccountAccess``…) at the first poll instead of declaring them;
+objects it does not cover (custom objects) then need a declared default or are undetermined.
 """
 
 from __future__ import annotations
@@ -28,6 +32,12 @@ from .client import ApiClient
 DEFAULT_API_VERSION = "v59.0"
 DEFAULT_FIELDS = ("Id", "Name", "Description", "SystemModstamp", "IsDeleted")
 # standard objects name the parent column after themselves; custom share tables use ParentId
+# Organization's default-access fields and how sources.yaml spells their values
+_ORG_FIELDS = {"Account": "DefaultAccountAccess", "Contact": "DefaultContactAccess",
+               "Opportunity": "DefaultOpportunityAccess", "Lead": "DefaultLeadAccess",
+               "Case": "DefaultCaseAccess"}
+_ORG_VALUES = {"None": "Private", "Read": "Read", "Edit": "ReadWrite",
+               "ReadEditTransfer": "ReadWriteTransfer", "ControlledByParent": "ControlledByParent"}
 _SHARE_PARENT = {"Account": "AccountId", "Opportunity": "OpportunityId", "Case": "CaseId",
                  "Lead": "LeadId", "Contact": "ContactId"}
 
@@ -51,10 +61,24 @@ class SalesforceApi:
         self.version = str(cfg.options.get("api_version", DEFAULT_API_VERSION))
         self.objects = cfg.scope or ["Account"]
 
+    def _org_defaults(self) -> None:
+        """Replace ``sharing_model: from-org`` by what the org says, once."""
+        if self.cfg.options.get("sharing_model") != "from-org":
+            return
+        soql = f"SELECT {', '.join(_ORG_FIELDS.values())} FROM Organization"
+        rows = [r for _, _, doc in self._query(soql, all_rows=False) for r in doc["records"]]
+        org = rows[0] if rows and isinstance(rows[0], dict) else {}
+        model = {sobject: _ORG_VALUES.get(str(org.get(field)), str(org.get(field)))
+                 for sobject, field in _ORG_FIELDS.items() if org.get(field)}
+        declared = self.cfg.options.get("sharing_model_overrides") or {}
+        options = {**self.cfg.options, "sharing_model": {**model, **declared}}
+        self.cfg = self.cfg.model_copy(update={"options": options})
+
     def _private(self, sobject: str) -> bool:
         """Whether the object's records need their owner and share rows to decide the ACL."""
         opts = self.cfg.options
-        model = opts.get("sharing_model") or {}
+        model = opts.get("sharing_model")
+        model = model if isinstance(model, dict) else {}
         declared = str(model.get(sobject, model.get("default", ""))).replace(" ", "").lower()
         return bool(opts.get("sharing")) or declared == "private" or \
             sobject in (opts.get("privacy_rules") or {})
@@ -82,6 +106,7 @@ class SalesforceApi:
             url, params = str(nxt), None
 
     def poll(self, since: datetime, until: datetime) -> Iterator[Page]:
+        self._org_defaults()
         src = self.cfg.source_config()
         for sobject in self.objects:
             soql = (f"SELECT {self._fields(sobject)} FROM {sobject} "

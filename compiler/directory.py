@@ -95,6 +95,15 @@ class Directory(BaseModel):
 
     users: dict[str, DirectoryUser] = Field(default_factory=dict)
 
+    @field_validator("users")
+    @classmethod
+    def _plain_names(cls, v: dict[str, DirectoryUser]) -> dict[str, DirectoryUser]:
+        for name in v:
+            if ":" in name or not name.strip():
+                raise ValueError(f"user {name!r}: a principal's name has no ':' (that is how "
+                                 "ACLs write a system's ids)")
+        return v
+
     def principal(self, name: str) -> Principal | None:
         user = self.users.get(name)
         if user is None:

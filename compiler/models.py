@@ -74,7 +74,10 @@ class ACL(_Frozen):
     def _allows_own(self, principal: Principal) -> bool:
         if self.public:
             return True
-        if principal.name in self.users or any(i in self.users for i in principal.identities):
+        # a name is matched only as a name: "salesforce:005…" is an identity the directory
+        # grants, never something a principal can be called
+        named = ":" not in principal.name and principal.name in self.users
+        if named or any(i in self.users for i in principal.identities):
             return True
         return any(g in self.groups for g in principal.groups)
 

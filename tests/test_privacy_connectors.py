@@ -63,6 +63,19 @@ def test_directory_identities_and_salesforce_id_forms() -> None:
     assert not ACL(users=("zendesk:9000000001",)).allows(BEN)
 
 
+def test_a_system_id_is_no_name_to_go_by(tmp_path: Path) -> None:
+    """``--as salesforce:0055…`` must not pass for the person with that id."""
+    from compiler.models import Principal
+
+    acl = ACL(users=("salesforce:0055g00000Ben01AAA",))
+    assert not acl.allows(Principal(name="salesforce:0055g00000Ben01AAA"))
+    assert acl.allows(BEN)
+    path = tmp_path / "directory.yaml"
+    path.write_text("users:\n  'zendesk:1': {groups: [staff]}\n")
+    with pytest.raises(DirectoryError, match="no ':'"):
+        load_directory(path)
+
+
 def test_directory_refuses_reserved_groups_and_names_the_user(tmp_path: Path) -> None:
     path = tmp_path / "directory.yaml"
     path.write_text("users:\n  eve:\n    groups: [staff, 'folio:undetermined:x']\n")

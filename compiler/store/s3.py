@@ -46,7 +46,7 @@ class S3Store:
         self.url = f"s3://{bucket}/{self.prefix}".rstrip("/")
         style = settings.s3_addressing_style
         if style == "auto" and settings.s3_endpoint_url:
-            style = "path"  # MinIO, Ceph and moto serve path-style by default
+            style = "path"  # MinIO, Ceph, SeaweedFS and moto serve path-style by default
         config = Config(
             retries={"mode": "standard", "total_max_attempts": settings.s3_max_attempts},
             connect_timeout=settings.s3_timeout_s, read_timeout=settings.s3_timeout_s,

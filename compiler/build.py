@@ -50,6 +50,7 @@ from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
 from .steps import render as render_step
 from .workers import Runner, step_runner, worker_count
+from . import safe_yaml
 
 STATE_DIR = ".folio"
 _PAGE_ID = re.compile(r"^[a-z0-9-]{1,32}/[a-z0-9-]{1,100}$")
@@ -124,7 +125,7 @@ def load_directory(path: Path) -> dict[str, list[str]]:
     if not path.exists():
         return {}
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
         users = raw.get("users", {}) or {}
         return {str(n): [str(g) for g in (u or {}).get("groups", [])] for n, u in users.items()}
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
@@ -302,7 +303,8 @@ class _Compile:
         # an edited file is parsed whole, but only its records whose content changed need
         # extracting: the workers skip the rest (a 1 % edit re-read ~60x more records)
         context = {"policy": self.policy, "backend": self.backend if in_workers else None,
-                   "stored": stored}
+                   "stored": stored,
+                   "max_record_text_bytes": self.settings.max_record_text_bytes}
         items = [(f.rel, data, f.source, self.manifest.tenant)
                  for f, data, _, _, _ in changed_files]
         # the pool pays off by records, not files; a file holds ~10 records on average

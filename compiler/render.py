@@ -1,42 +1,38 @@
 """Rendering: claims in, pages out. Pure and deterministic, so an incremental build and a clean
-rebuild produce the same bytes. Source text is escaped so it can never become wiki markup
-(links, tables) of its own."""
+rebuild produce the same bytes. Source text is made inert by :mod:`compiler.sanitize` (the one rule, used for every piece
+of source text rendered here), so it can never become markup (HTML, links, tables) of its own."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 import json
-import re
 from json.encoder import encode_basestring as _encode_str  # json.dumps, ensure_ascii=False
 from datetime import datetime
 
 
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
+from .sanitize import inert, inert_inline, is_page_id, link_target
 from .text import normalize_value
 
 _SUMMARY_CHARS = 160
 
 
 def escape(text: str) -> str:
-    """Source text as inert markdown: no wikilinks, no table breaks, one line."""
-    return _inline(text).strip()
-
-
-_SPACES = re.compile(r"\s+")
-_MARKUP = re.compile(r"[\\|]|\[\[|\]\]")
-_ESCAPED = {"\\": "\\\\", "|": "\\|", "[[": "\\[\\[", "]]": "\\]\\]"}
+    """Source text as inert markdown (one line): see :mod:`compiler.sanitize`, the one rule."""
+    return inert(text)
 
 
 def _inline(text: str) -> str:
     """Like :func:`escape` but keeps edge spaces, so linked fragments join up."""
-    text = _SPACES.sub(" ", text)
-    # most values hold no markup at all: one scan instead of four replaces
-    return _MARKUP.sub(lambda m: _ESCAPED[m.group()], text) if _MARKUP.search(text) else text
+    return inert_inline(text)
 
 
 def wikilink(target: str, shown: str, table: bool = False) -> str:
-    """Obsidian link; inside a table the alias bar must be escaped."""
+    """Obsidian link to a page id; inside a table the alias bar must be escaped. A target
+    that is not a page id renders as inert text."""
+    if not is_page_id(target):
+        return escape(shown or target)
     bar = "\\|" if table else "|"
     return f"[[{target}{bar}{escape(shown)}]]" if shown else f"[[{target}]]"
 
@@ -208,7 +204,8 @@ def render_page(
 
     lines += ["## Sources", "", "| | Record | Version | SHA-256 | Title |", "|---|---|---|---|---|"]
     for s in sources:
-        title = f"[{escape(s.title)}]({s.url})" if s.url else escape(s.title)
+        url = link_target(s.url)
+        title = f"[{escape(s.title)}]({url})" if url else escape(s.title)
         lines.append(f"| {sid[s.key]} | `{escape(s.key)}` | {escape(s.version)} | "
                      f"`{s.sha256[:16]}` | {title} |")
     lines.append("")
@@ -302,7 +299,7 @@ def render_log(entries: Iterable[tuple[str, str, str, str]]) -> str:
     """``log.md`` from the stored history: (day, op, title, body), oldest first."""
     lines = ["# Log", "", "Append-only history of compiles. Newest last.", ""]
     for day, op, title, body in entries:
-        lines += [f"## [{day}] {op} | {title}", ""]
+        lines += [f"## [{day}] {escape(op)} | {escape(title)}", ""]
         if body:
             lines += [body, ""]
     return "\n".join(lines)

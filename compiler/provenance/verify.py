@@ -184,11 +184,12 @@ def _first_error(exc: ValidationError) -> str:
 
 
 # Paths under a wiki that are not part of it, and so not pinned by the index root: the compile's
-# own state (SQLite state, LLM cache, lock, staged generation, answer records) and the root
-# itself (verified by its signature). Everything else a wiki folder holds, dot-files,
+# own state (SQLite state, LLM cache, locks, the staged generation), the answer records filed by
+# `query --attest` (each signed on its own, checked by `folio audit`) and the root itself
+# (verified by its signature). Everything else a wiki folder holds, dot-files,
 # dot-folders and symbolic links included, must be pinned by the signed root or verify fails
 # naming it. Documented in docs/provenance.md ("What verify covers").
-OPERATOR_DIRS = (".folio",)
+OPERATOR_DIRS = (".folio", ".answers")
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,16 @@ def read_page_statement(bundle: Path, where: str, trust: Trust) -> PageStatement
 
 
 def verify_wiki(wiki: Path, trust: Trust, sources: Path | None = None) -> VerifyReport:
+    """Verify the wiki's current generation: one a killed compile committed is rolled forward
+    first, and a compile committing meanwhile waits until this read is done (staging.py)."""
+    from ..staging import generation_lock, recover
+
+    recover(wiki)
+    with generation_lock(wiki, exclusive=False):
+        return _verify_wiki(wiki, trust, sources)
+
+
+def _verify_wiki(wiki: Path, trust: Trust, sources: Path | None) -> VerifyReport:
     report = VerifyReport(wiki=str(wiki), trusted=trust.describe())
     scan = scan_wiki(wiki)
     present = scan.files

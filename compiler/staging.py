@@ -223,6 +223,7 @@ def apply_committed(wiki: Path, db: sqlite3.Connection) -> int:
     journal; returns how many operations it held."""
     _checkpoint("commit")
     if not _pending(db):
+        shutil.rmtree(wiki / STATE_DIR / STAGE, ignore_errors=True)
         return 0
     return _apply(wiki, db)
 

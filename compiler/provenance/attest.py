@@ -274,8 +274,8 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
         c.progress.phase("sign", len(ordered))
         for eid, digest in _sign_all(job, ordered):
             digests[eid] = digest
-            if digest is not None:
-                c.files.note(bundle_name(eid))
+            if digest is not None and bundle_name(eid) not in c.files.written:
+                c.files.note(bundle_name(eid))  # staged by a forked worker
             c.progress.advance()
     # a written page whose signing was refused keeps its page and sidecar in the root, without
     # a bundle (verify reports it as unsigned)

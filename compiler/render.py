@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 import json
+import re
 from json.encoder import encode_basestring as _encode_str  # json.dumps, ensure_ascii=False
 from datetime import datetime
 
@@ -93,10 +94,19 @@ def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[Sour
     return "---\n" + _yaml_block(data, 0) + "---\n"
 
 
+# characters a YAML reader refuses (DEL, C1 controls, lone surrogates, non-characters) or reads
+# as a line break inside quotes (NEL, U+2028/2029); JSON leaves them raw, so they are written as
+# \u escapes, which YAML's double-quoted scalars read back as the same character
+_YAML_UNREADABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
 def _scalar(v: object) -> str:
     # JSON scalars are valid YAML flow scalars, and json is ~50x faster than a YAML emitter;
     # strings, most of them, go straight to the encoder json.dumps would call
-    return _encode_str(v) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    out = _encode_str(v) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    if _YAML_UNREADABLE.search(out):
+        out = _YAML_UNREADABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+    return out
 
 
 def _yaml_block(data: Mapping[str, object], indent: int) -> str:

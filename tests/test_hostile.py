@@ -266,3 +266,57 @@ def test_case5_the_producer_sends_large_records_by_claim_check(tmp_path: Path) -
     assert len(msg.value or b"") < 4096
     event = decode(msg, claim_checks=store)
     assert event.record is not None and event.record.body == big.body
+
+
+def test_case5_oversize_inline_event_through_a_real_broker(tansu, tmp_path: Path) -> None:
+    """The same over Kafka (Tansu): the 3 MB event is dead-lettered with its reason (its value
+    not copied: no producer could send it) and the consumer moves on to the next event."""
+    import time
+
+    from confluent_kafka import Consumer as CKConsumer
+    from confluent_kafka import Producer as CKProducer
+    from confluent_kafka import TopicPartition as CKTopicPartition
+
+    from brokers import fresh
+    from connectors.bus.base import DLQ_OMITTED_HEADER
+    from connectors.bus.kafka import KafkaBus
+
+    tenant, site = fresh("t"), fresh("emea")
+    settings = kafka_settings(tansu.bootstrap)
+    topics = Topics("folio", tenant)
+    bus = KafkaBus(settings.events, topics)
+    bus.ensure_topics(["jira"])
+    big = ticket(tenant, 1).model_copy(update={"body": "Pump 1 fails. " + "x" * (3 * 1024 * 1024)})
+    (msg,) = encode(record_event(big, "c"), max_body_bytes=10 * 1024 * 1024)
+    (small,) = encode(record_event(ticket(tenant, 2), "c"))
+    producer = CKProducer({"bootstrap.servers": tansu.bootstrap, "message.max.bytes": 8 << 20})
+    for m in (msg, small):
+        producer.produce(topics.state("jira"), key=m.key, value=m.value, headers=list(m.headers))
+    assert producer.flush(20) == 0
+    del producer
+
+    wiki = tmp_path / "wiki"
+    sub = bus.subscribe(site, ["jira"])
+    consumer = SiteConsumer(sub, SiteCorpus(tmp_path / "corpus", tenant), wiki, settings)
+    deadline = time.monotonic() + 60
+    while not (wiki / "ticket" / "ops-2.md").exists():
+        assert time.monotonic() < deadline, "the consumer did not get past the oversize event"
+        consumer.run_once(wait_s=0.5)
+    assert not (wiki / "ticket" / "ops-1.md").exists()
+    sub.close()
+    bus.close()
+
+    dlq = CKConsumer({"bootstrap.servers": tansu.bootstrap, "group.id": fresh("dlq-reader"),
+                      "enable.auto.commit": False})
+    dlq.assign([CKTopicPartition(topics.dead_letter(), p, 0) for p in range(3)])
+    got = None
+    deadline = time.monotonic() + 20
+    while got is None and time.monotonic() < deadline:
+        m = dlq.poll(0.5)
+        if m is not None and m.error() is None:
+            got = m
+    dlq.close()
+    assert got is not None
+    headers = {k: v.decode() for k, v in got.headers()}
+    assert "FOLIO_EVENTS_MAX_BODY_BYTES" in headers[DLQ_REASON_HEADER]
+    assert int(headers[DLQ_OMITTED_HEADER]) == len(msg.value or b"")

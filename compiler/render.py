@@ -13,7 +13,7 @@ from datetime import datetime
 
 
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
-from .sanitize import inert, inert_inline, is_page_id, link_target
+from .sanitize import inert, inert_inline, inert_value, is_page_id, link_target
 from .text import normalize_value
 
 _SUMMARY_CHARS = 160
@@ -103,7 +103,8 @@ _YAML_UNREADABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]"
 def _scalar(v: object) -> str:
     # JSON scalars are valid YAML flow scalars, and json is ~50x faster than a YAML emitter;
     # strings, most of them, go straight to the encoder json.dumps would call
-    out = _encode_str(v) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    # every string of the front matter may hold source text: inert_value (compiler/sanitize.py)
+    out = _encode_str(inert_value(v)) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
     if _YAML_UNREADABLE.search(out):
         out = _YAML_UNREADABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
     return out

@@ -11,12 +11,14 @@ in Obsidian), it must show as the characters it holds and never become markup of
   or embed can come from a source; ``|`` is escaped (tables) and ``\\`` (escapes of its own);
   whitespace runs (newlines included) become one space, so no block markup starts mid-text.
 
-Links the compiler itself renders go through :func:`link_target`: only ``http``, ``https`` and
+Front matter is YAML data: its values keep their characters, except ``<`` and ``>``
+(:func:`inert_value`). Links the compiler itself renders go through :func:`link_target`: only ``http``, ``https`` and
 ``mailto`` targets (a source's URL), and wiki links only to page ids (``type/slug``). Folio
 renders no image from a source, so no remote image is ever fetched by a viewer.
 
-The renderer (``compiler/render.py``: ``escape``, ``linked_value``, ``wikilink``, the sources
-table) and ``compiler/schema_page.py`` call these functions and nothing else on source text.
+The renderer (``compiler/render.py``: ``escape``, ``linked_value``, ``wikilink``, the front
+matter, the sources table, ``index.md`` lines and ``log.md`` headings) and
+``compiler/schema_page.py`` call these functions and nothing else on source text.
 """
 
 from __future__ import annotations
@@ -46,6 +48,15 @@ def inert(text: str) -> str:
     return inert_inline(text).strip()
 
 
+def inert_value(text: str) -> str:
+    """Source text as a front matter value: the characters kept (it is data, read by YAML
+    parsers), except ``<`` and ``>``, which become entities, so that a site generator that
+    prints a title into HTML unescaped (Jekyll's Liquid does) prints text, not a tag."""
+    if "<" in text or ">" in text:
+        return text.replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
 def link_target(url: str | None) -> str | None:
     """``url`` if it may be a link target (``http``/``https`` with a host, ``mailto``),
     percent-encoded so it cannot end the link early; else None (render the text alone)."""
@@ -69,4 +80,4 @@ def is_page_id(target: str) -> bool:
     return _PAGE_ID.fullmatch(target) is not None
 
 
-__all__ = ["inert", "inert_inline", "is_page_id", "link_target"]
+__all__ = ["inert", "inert_inline", "inert_value", "is_page_id", "link_target"]

@@ -269,7 +269,7 @@ def test_fuzz_renderer_output_is_well_formed_and_inert(page: tuple) -> None:  # 
     markdown, summary, _, _ = bounded(render_page, entity, claims, status, conflicts, backlinks)
     assert_inert(markdown, "page")
     meta = yaml.safe_load(markdown[4:markdown.index("\n---\n", 4)])
-    assert meta["title"] == entity.name
+    assert meta["title"] == entity.name.replace("<", "&lt;").replace(">", "&gt;")
     _, line = index_entry(entity.id, entity.name, summary)
     log = render_log([("2026-11-01", "compile", entity.name, f"- updated [[{entity.id}]]")])
     assert_inert(f"# Index\n\n{line}\n", "index line")

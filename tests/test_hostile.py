@@ -133,7 +133,9 @@ def assert_inert(text: str, where: str) -> None:
     body = text
     if text.startswith("---\n"):
         end = text.index("\n---\n", 4)
-        assert isinstance(yaml.safe_load(text[4:end]), dict), where
+        meta = yaml.safe_load(text[4:end])
+        assert isinstance(meta, dict), where
+        assert "<" not in json.dumps(meta), where  # no tag even for a template printing raw
         body = text[end + 5:]
 
     def walk(tokens):  # type: ignore[no-untyped-def]

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import compiler.build as build
 from compiler.build import compile_wiki
 from compiler.provenance.reproducible import reproducible_files
 from compiler.cli import EXIT_REJECTED, app

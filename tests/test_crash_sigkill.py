@@ -231,3 +231,28 @@ def test_sigkill_after_n_ms_of_a_compile(tmp_path: Path, kind: str) -> None:
         figures["points"] += 1
         sc.check(wiki, f"{delay * 1000:.0f} ms", figures)
     print(f"\n{kind}: compile {whole * 1000:.0f} ms; {dict(figures)}")
+
+
+@pytest.mark.parametrize("how", ["full", "after a crash"])
+def test_temp_files_of_a_killed_writer_are_removed_by_the_next_compile(
+        tmp_path: Path, how: str) -> None:
+    """An older Folio killed mid-write left zero-byte ``.<name>.<pid>.tmp`` files that survived
+    the recovery compile and ``--full``; verify must not pass them, the next compile removes
+    them."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki)
+    stale = [wiki / "policy" / ".return-policy.md.4242.tmp", wiki / ".index.md.4242.tmp"]
+    for p in stale:
+        p.write_bytes(b"")
+    report = verify_wiki(wiki, trust_from(FolioSettings()))
+    assert sorted(f.path for f in report.findings) == [".index.md.4242.tmp",
+                                                        "policy/.return-policy.md.4242.tmp"]
+    if how == "after a crash":
+        (wiki / ".folio" / "pending.json").write_text("[]")  # what a killed compile leaves
+        compile_wiki(corpus, wiki)
+    else:
+        compile_wiki(corpus, wiki, full=True)
+    assert not any(p.exists() for p in stale)
+    assert verify_wiki(wiki, trust_from(FolioSettings())).ok

@@ -4,7 +4,6 @@ oversize inline events. Each test names the numbered case of the issue it covers
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import time
@@ -20,7 +19,7 @@ from compiler.settings import FolioSettings
 from connectors.bus.base import DLQ_REASON_HEADER, Topics
 from connectors.bus.memory import InProcessBus
 from connectors.consumer import SiteConsumer
-from connectors.events import WireMessage, encode, record_event
+from connectors.events import encode, record_event
 from connectors.site_corpus import SiteCorpus
 from conftest import ACME, TODAY
 from eventdata import kafka_settings, ticket
@@ -273,8 +272,6 @@ def test_case5_the_producer_sends_large_records_by_claim_check(tmp_path: Path) -
 def test_case5_oversize_inline_event_through_a_real_broker(tansu, tmp_path: Path) -> None:
     """The same over Kafka (Tansu): the 3 MB event is dead-lettered with its reason (its value
     not copied: no producer could send it) and the consumer moves on to the next event."""
-    import time
-
     from confluent_kafka import Consumer as CKConsumer
     from confluent_kafka import Producer as CKProducer
     from confluent_kafka import TopicPartition as CKTopicPartition

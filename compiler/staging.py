@@ -228,26 +228,44 @@ def apply_committed(wiki: Path, db: sqlite3.Connection) -> int:
     return _apply(wiki, db)
 
 
-def recover(wiki: Path) -> bool:
-    """Roll a committed but unapplied generation forward, if there is one; whether there was.
-    Cheap when there is none (one read of the state). Readers and writers call it first."""
+def journal_pending(wiki: Path) -> bool:
+    """Whether a generation is committed but not applied (one read of the state)."""
     path = wiki / STATE_DIR / "state.db"
     if not path.exists():
         return False
     try:
         ro = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            if not _pending(ro):
-                return False
+            return _pending(ro)
         finally:
             ro.close()
     except sqlite3.Error:
+        return False
+
+
+@contextmanager
+def reading(wiki: Path) -> Iterator[None]:
+    """Hold the current generation for a reader: rolled forward if committed, and no compile
+    commits until the block ends."""
+    while True:
+        recover(wiki)
+        with generation_lock(wiki, exclusive=False):
+            # a writer killed between our recovery and our lock left a journal: go again
+            if not journal_pending(wiki):
+                yield
+                return
+
+
+def recover(wiki: Path) -> bool:
+    """Roll a committed but unapplied generation forward, if there is one; whether there was.
+    Cheap when there is none (one read of the state). Readers and writers call it first."""
+    if not journal_pending(wiki):
         return False
     # Under the exclusive lock no writer is between its commit and its apply, and no compile
     # holds the state's write lock with a journal pending (a compile recovers before it
     # begins): reading the journal, applying it and emptying it (autocommit) cannot race.
     with generation_lock(wiki, exclusive=True):
-        db = sqlite3.connect(path, isolation_level=None, timeout=60)
+        db = sqlite3.connect(wiki / STATE_DIR / "state.db", isolation_level=None, timeout=60)
         try:
             if not _pending(db):  # another process applied it meanwhile
                 return False
@@ -281,4 +299,5 @@ def sweep_temp_files(wiki: Path) -> int:
     return removed
 
 
-__all__ = ["Generation", "apply_committed", "generation_lock", "recover", "sweep_temp_files"]
+__all__ = ["Generation", "apply_committed", "generation_lock", "journal_pending", "reading",
+           "recover", "sweep_temp_files"]

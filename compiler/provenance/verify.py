@@ -252,10 +252,9 @@ def read_page_statement(bundle: Path, where: str, trust: Trust) -> PageStatement
 def verify_wiki(wiki: Path, trust: Trust, sources: Path | None = None) -> VerifyReport:
     """Verify the wiki's current generation: one a killed compile committed is rolled forward
     first, and a compile committing meanwhile waits until this read is done (staging.py)."""
-    from ..staging import generation_lock, recover
+    from ..staging import reading
 
-    recover(wiki)
-    with generation_lock(wiki, exclusive=False):
+    with reading(wiki):
         return _verify_wiki(wiki, trust, sources)
 
 

@@ -256,3 +256,41 @@ def test_temp_files_of_a_killed_writer_are_removed_by_the_next_compile(
         compile_wiki(corpus, wiki, full=True)
     assert not any(p.exists() for p in stale)
     assert verify_wiki(wiki, trust_from(FolioSettings())).ok
+
+
+def test_verify_during_live_compiles_always_sees_a_whole_generation(tmp_path: Path) -> None:
+    """Readers concurrent with compiles (not killed): every verify passes, each sees one
+    generation or the next, while compiles switch the wiki back and forth."""
+    import threading
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki)
+    doc = corpus / "handbook" / "returns-handling.md"
+    texts = [doc.read_text(), doc.read_text() + "\nReturned units are inspected within two days.\n"]
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def compiles() -> None:
+        try:
+            for i in range(6):
+                doc.write_text(texts[(i + 1) % 2])
+                os.utime(doc, ns=(i + 5, i + 5))
+                compile_wiki(corpus, wiki)
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+        finally:
+            done.set()
+
+    trust = trust_from(FolioSettings())
+    worker = threading.Thread(target=compiles)
+    worker.start()
+    verified = 0
+    while not done.is_set():
+        report = verify_wiki(wiki, trust)
+        assert report.ok, [f.message for f in report.findings][:5]
+        verified += 1
+    worker.join()
+    assert not errors, errors
+    assert verified > 0 and verify_wiki(wiki, trust).ok

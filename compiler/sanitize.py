@@ -8,13 +8,16 @@ in Obsidian), it must show as the characters it holds and never become markup of
   HTML comments and autolinks show as text; a Confluence ``&lt;script&gt;`` (decoded by the
   connector into ``<script>``) shows as ``<script>``, as Confluence showed it;
 - Markdown and Obsidian: ``[`` ``]`` are escaped, so no link, image (remote or not), wikilink
-  or embed can come from a source; ``|`` is escaped (tables) and ``\\`` (escapes of its own);
-  whitespace runs (newlines included) become one space, so no block markup starts mid-text.
+  or embed can come from a source; so are ``|`` (tables), the backslash (escapes of its own),
+  the backtick (code spans) and ``$`` (Obsidian renders ``$…$`` as math, which has commands of
+  its own); whitespace runs (newlines included) become one space, so no block markup starts
+  mid-text.
 
 Front matter is YAML data: its values keep their characters, except ``<`` and ``>``
-(:func:`inert_value`). Links the compiler itself renders go through :func:`link_target`: only ``http``, ``https`` and
-``mailto`` targets (a source's URL), and wiki links only to page ids (``type/slug``). Folio
-renders no image from a source, so no remote image is ever fetched by a viewer.
+(:func:`inert_value`). Links the compiler itself renders go through :func:`link_target`: only
+``http``, ``https`` and ``mailto`` targets (a source's URL), and wiki links only to page ids
+(``type/slug``). Folio renders no image from a source, so no remote image is ever fetched by a
+viewer, and there is no setting to allow one: nothing would use it.
 
 The renderer (``compiler/render.py``: ``escape``, ``linked_value``, ``wikilink``, the front
 matter, the sources table, ``index.md`` lines and ``log.md`` headings) and
@@ -28,9 +31,9 @@ from urllib.parse import quote, urlsplit
 
 _SPACES = re.compile(r"\s+")
 # one scan finds whether any character needs escaping: most values hold none
-_ACTIVE = re.compile(r"[\\|\[\]<>&`]")
+_ACTIVE = re.compile(r"[\\|\[\]<>&`$]")
 _ESCAPED = {"\\": "\\\\", "|": "\\|", "[": "\\[", "]": "\\]", "<": "&lt;", ">": "&gt;",
-            "&": "&amp;", "`": "\\`"}
+            "&": "&amp;", "`": "\\`", "$": "\\$"}
 _PAGE_ID = re.compile(r"[a-z0-9-]{1,32}/[a-z0-9-]{1,100}")
 _SCHEMES = ("http", "https", "mailto")
 # characters that could end or break a Markdown link destination, or are not URL text at all

@@ -156,6 +156,7 @@ def assert_inert(text: str, where: str) -> None:
     for target in _WIKILINK.findall(live):
         assert re.fullmatch(r"[a-z0-9-]+/[a-z0-9-]+(\\?\|.*)?", target), (where, target)
     assert live.count("[[") == live.count("]]"), where
+    assert "$" not in live, where  # Obsidian would render $…$ as math
 
 
 HOSTILE_MD = """\
@@ -165,7 +166,7 @@ updated: 2026-11-01
 ---
 The return window is 30 days <iframe src="https://evil.example/x"></iframe> and see [x](javascript:alert(7)) or ![p](https://evil.example/pixel.png) <!-- hidden --> &lt;b&gt; [[../../etc/passwd]].
 
-The restocking fee is 15% <img src=x onerror=alert(3)>.
+The restocking fee is 15% <img src=x onerror=alert(3)> $\\href{javascript:alert(5)}{x}$.
 """
 
 

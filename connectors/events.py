@@ -315,6 +315,8 @@ def decode(msg: WireMessage, *, claim_checks: ClaimCheckStore | None = None,
         doc = json.loads(msg.value)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise EventError(f"value is not JSON: {exc}") from None
+    except RecursionError:  # a few KiB of "[" nest past the interpreter's stack
+        raise EventError("value nests too deeply to be a change event") from None
     if not isinstance(doc, dict):
         raise EventError("value is not a JSON object (expected a Debezium-shaped envelope)")
     ref = doc.get("after_ref")
@@ -329,6 +331,8 @@ def decode(msg: WireMessage, *, claim_checks: ClaimCheckStore | None = None,
             doc = {**doc, "after": json.loads(claim_checks.get(check))}
         except json.JSONDecodeError as exc:
             raise EventError(f"claim check {check.sha256} is not JSON: {exc}") from None
+        except RecursionError:
+            raise EventError(f"claim check {check.sha256} nests too deeply") from None
     claimed: dict[str, str] = {}
     for side in ("before", "after"):
         row = doc.get(side)

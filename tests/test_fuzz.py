@@ -190,12 +190,19 @@ headers = st.lists(st.tuples(
               st.binary(max_size=20))), max_size=8).map(tuple)
 
 
+VALID_HEADERS = (("ce_specversion", b"1.0"), ("ce_id", b"t/jira/i/issue/1@1"),
+                 ("ce_source", b"s"), ("ce_type", b"t"), ("ce_subject", b"t/jira/i/issue/1"),
+                 ("ce_time", b"2026-11-01T00:00:00Z"), ("content-type", b"application/json"))
+
+
 @BUDGET
-@given(st.one_of(st.none(), st.binary(max_size=40), st.just(b"t/jira/i/issue/1")),
+@given(st.one_of(st.just(b"t/jira/i/issue/1"), st.none(), st.binary(max_size=40)),
        st.one_of(st.none(), st.binary(max_size=200),
                  json_values.map(lambda v: json.dumps(v).encode()),
-                 st.just(b'{"op":"c","after":null,"after_ref":{"sha256":"00","size":1}}')),
-       headers)
+                 st.just(b'{"op":"c","after":null,"after_ref":{"sha256":"00","size":1}}'),
+                 st.integers(1, 20_000).map(lambda n: b"[" * n + b"]" * n),
+                 st.integers(1, 20_000).map(lambda n: b'{"after":' * n + b"1" + b"}" * n)),
+       st.one_of(headers, st.just(VALID_HEADERS)))
 def test_fuzz_event_decode(key: bytes | None, value: bytes | None, hdrs: tuple) -> None:  # type: ignore[type-arg]
     try:
         bounded(decode, WireMessage(key=key, value=value, headers=hdrs))

@@ -320,3 +320,14 @@ def test_case5_oversize_inline_event_through_a_real_broker(tansu, tmp_path: Path
     headers = {k: v.decode() for k, v in got.headers()}
     assert "FOLIO_EVENTS_MAX_BODY_BYTES" in headers[DLQ_REASON_HEADER]
     assert int(headers[DLQ_OMITTED_HEADER]) == len(msg.value or b"")
+
+
+@pytest.mark.parametrize("value", [b"[" * 5_000 + b"]" * 5_000, b'{"after":' * 5_000 + b"1" + b"}" * 5_000])
+def test_case5_deeply_nested_event_is_a_clean_rejection(value: bytes) -> None:
+    """A few KiB of nesting overflowed the JSON decoder's stack: a RecursionError, which the
+    consumer did not catch, instead of a dead-lettered event."""
+    from connectors.events import EventError, WireMessage, decode
+
+    (good,) = encode(record_event(ticket("acme", 1), "c"))
+    with pytest.raises(EventError, match="nests too deeply"):
+        decode(WireMessage(good.key, value, good.headers))

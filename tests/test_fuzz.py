@@ -176,9 +176,11 @@ def test_fuzz_export_parsers(system: str, data: st.DataObject) -> None:
 
 @pytest.mark.parametrize("system", sorted(set(CONNECTORS) - set(SAMPLES) - {"markdown"}))
 @SMALL
-@given(st.one_of(st.binary(max_size=300), json_values.map(lambda v: json.dumps(v).encode())))
-def test_fuzz_other_parsers_on_garbage(system: str, raw: bytes) -> None:
-    bounded(_parse, system, f"{system}/x.json", raw)
+@given(st.one_of(st.binary(max_size=300), json_values.map(lambda v: json.dumps(v).encode()),
+                 st.integers(1, 20_000).map(lambda n: b"[" * n)),
+       st.sampled_from(["x.json", "shard-0000.jsonl", "manifest.json"]))
+def test_fuzz_other_parsers_on_garbage(system: str, raw: bytes, name: str) -> None:
+    bounded(_parse, system, f"{system}/{name}", raw)
 
 
 # -- change events ------------------------------------------------------------------------------

@@ -234,7 +234,13 @@ def test_case4_symlinked_folder_and_file_fail_verify(fresh_wiki: Path, tmp_path:
 
 def test_case4_operator_state_is_not_part_of_the_wiki(fresh_wiki: Path) -> None:
     (fresh_wiki / ".folio" / "notes.txt").write_text("operator scratch")
+    (fresh_wiki / ".answers").mkdir(exist_ok=True)
+    (fresh_wiki / ".answers" / "0123abcd.json").write_text("{}")  # checked by folio audit
     assert verify_wiki(fresh_wiki, trust_from(FolioSettings())).ok
+    # but the answers folder holds answer records only
+    (fresh_wiki / ".answers" / "page.md").write_text("# Hidden page\n")
+    report = verify_wiki(fresh_wiki, trust_from(FolioSettings()))
+    assert [f.path for f in report.findings] == [".answers/page.md"]
 
 
 # -- 5. oversize inline events ----------------------------------------------------------------

@@ -189,7 +189,8 @@ def _first_error(exc: ValidationError) -> str:
 # (verified by its signature). Everything else a wiki folder holds, dot-files,
 # dot-folders and symbolic links included, must be pinned by the signed root or verify fails
 # naming it. Documented in docs/provenance.md ("What verify covers").
-OPERATOR_DIRS = (".folio", ".answers")
+ANSWERS_DIR = ".answers"  # compiler.provenance.answers.ANSWERS_DIR
+OPERATOR_DIRS = (".folio", ANSWERS_DIR)
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,8 @@ def scan_wiki(wiki: Path) -> WikiScan:
             if not rel_dir and (e.name in OPERATOR_DIRS or e.name == ROOT_FILE):
                 if e.is_symlink():
                     foreign[rel] = f"symbolic link to {os.readlink(e.path)}"
+                elif e.name == ANSWERS_DIR:
+                    foreign.update(_stray_answers(wiki, rel))
                 continue
             if e.is_symlink():
                 foreign[rel] = f"symbolic link to {os.readlink(e.path)}"
@@ -225,6 +228,18 @@ def scan_wiki(wiki: Path) -> WikiScan:
             else:
                 foreign[rel] = "not a regular file (fifo, socket or device)"
     return WikiScan(files, foreign)
+
+
+def _stray_answers(wiki: Path, rel: str) -> dict[str, str]:
+    """Entries of the answers folder that are not answer records (``<id>.json``, each signed
+    and checked by ``folio audit``): the folder is the operators', not a place to hide pages."""
+    try:
+        entries = list(os.scandir(wiki / rel))
+    except NotADirectoryError:
+        return {rel: "not the answers folder (a file)"}
+    return {f"{rel}/{e.name}": "not an answer record (<id>.json)" for e in entries
+            if e.is_symlink() or not e.is_file(follow_symlinks=False)
+            or not e.name.endswith(".json") or e.name.startswith(".")}
 
 
 def wiki_files(wiki: Path) -> dict[str, Path]:

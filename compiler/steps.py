@@ -19,6 +19,7 @@ from .models import Claim, Entity, SourceRecord
 from .registry import Declaration, declaration_for
 from .render import render_page, sidecar_bytes
 from .resolve import resolve
+from .settings import DEFAULT_MAX_RECORD_TEXT_BYTES
 from .provenance.attest import page_payload
 from .provenance.statement import PAYLOAD_TYPE
 from .state import CLAIM_PROVENANCE
@@ -30,9 +31,6 @@ def fts_text(r: SourceRecord) -> str:
     parts += [str(v) for v in r.fields.values() if v is not None]
     parts += [ref.target_name for ref in r.references]
     return "\n".join(parts)
-
-
-DEFAULT_MAX_RECORD_TEXT_BYTES = 2 * 1024 * 1024  # FolioSettings.max_record_text_bytes
 
 
 def _oversized(text: str, limit: int) -> int:

@@ -161,7 +161,8 @@ class _Compile:
         self._aggregates: dict[str, str] = {}
         # every file this compile writes or removes, staged until it commits (staging.py)
         self.files = Generation(out)
-        self.remember_folders: set[str] = set()  # page folders whose mtime to note (bundle_watch)
+        # page folders whose mtime to note once applied (bundle_watch); None: not signed
+        self.remember_folders: set[str] | None = None
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -230,7 +231,7 @@ class _Compile:
                 st.commit()
                 committed = True
                 apply_committed(self.out, st.db)
-            if self.remember_folders:  # their mtimes as the moves left them
+            if self.remember_folders is not None:  # their mtimes as the moves left them
                 remember_folders(st, self.out, self.remember_folders)
         except BaseException:
             if not committed:

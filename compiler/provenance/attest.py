@@ -286,7 +286,7 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
     ledger.drop_pages(st, removed)
     touched = set(bucket.values())
     # their mtimes are noted once the generation is applied (build.py)
-    c.remember_folders |= {eid.partition("/")[0] for eid in digests.keys() | removed | all_pages}
+    c.remember_folders = {eid.partition("/")[0] for eid in digests.keys() | removed | all_pages}
     res = update_root(st, c.files, signer, plan.build, c.report.pages_total, touched, aggregates,
                       rebuild=plan.resign_all)
     log.info("signed %d page DBOMs (%d while rendering); index root over %d files: %d buckets "

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler import safe_yaml
-from compiler.build import CompileError, load_directory
+from compiler.directory import DirectoryError, load_directory
 from compiler.models import ACL, Authority, Claim, Entity, Mention, SourceRef
 from compiler.policy import load_policy
 from compiler.render import index_entry, render_log, render_page
@@ -230,7 +230,7 @@ def test_fuzz_corpus_files(tmp_path_factory: pytest.TempPathFactory, text: str) 
         assert "authority.yaml" in str(exc)
     try:
         bounded(load_directory, root / "directory.yaml")
-    except CompileError as exc:
+    except DirectoryError as exc:
         assert "directory.yaml" in str(exc)
 
 

@@ -185,12 +185,13 @@ def _first_error(exc: ValidationError) -> str:
 
 # Paths under a wiki that are not part of it, and so not pinned by the index root: the compile's
 # own state (SQLite state, LLM cache, locks, the staged generation), the answer records filed by
-# `query --attest` (each signed on its own, checked by `folio audit`) and the root itself
-# (verified by its signature). Everything else a wiki folder holds, dot-files,
+# `query --attest` (each signed on its own, checked by `folio audit`), an audience vault's marker
+# file and the root itself (verified by its signature). Everything else a wiki folder holds, dot-files,
 # dot-folders and symbolic links included, must be pinned by the signed root or verify fails
 # naming it. Documented in docs/provenance.md ("What verify covers").
 ANSWERS_DIR = ".answers"  # compiler.provenance.answers.ANSWERS_DIR
-OPERATOR_DIRS = (".folio", ANSWERS_DIR)
+AUDIENCE_MARKER = ".folio-audience.json"  # compiler.audience.MARKER: a vault's marker
+OPERATOR_DIRS = (".folio", ANSWERS_DIR, AUDIENCE_MARKER)
 
 
 @dataclass(frozen=True)

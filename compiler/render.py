@@ -13,7 +13,8 @@ from datetime import datetime
 
 
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
-from .sanitize import inert, inert_inline, inert_value, is_page_id, link_target
+from . import okf
+from .sanitize import inert, inert_inline, inert_value, is_page_id, link_target, page_href
 from .text import normalize_value
 
 _SUMMARY_CHARS = 160
@@ -74,17 +75,23 @@ def _sources(claims: Iterable[Claim]) -> list[SourceRef]:
 
 
 def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[SourceRef],
-                 conflicts: Sequence[Conflict]) -> str:
+                 conflicts: Sequence[Conflict], summary: str, sid: Mapping[str, str]) -> str:
+    """OKF v0.2 front matter (compiler/okf.py: type, title, description, sources, generated)
+    followed by Folio's own fields; ``generated.at`` is the newest source time, not the clock."""
     best = max(claims, key=lambda c: (c.authority.rank, c.source.key))
     updated = max((c.observed_at for c in claims), default=None)
+    updated = updated if isinstance(updated, datetime) else None
     data = {
-        "title": entity.name,
         "type": entity.type,
+        "title": entity.name,
+        # inert Markdown, exactly as index.md shows it: OKF index generators copy it there
+        "description": escape(summary),
         "aliases": list(entity.aliases),
-        "sources": [s.label for s in sources],
+        "sources": okf.source_entries(sources, sid),
+        "generated": okf.generated(updated),
         "claims": len(claims),
         "authority": {"rule": best.authority.rule, "rank": best.authority.rank},
-        "updated": updated.isoformat() if isinstance(updated, datetime) else None,
+        "updated": updated.isoformat() if updated is not None else None,
         "conflicts": {
             "resolved": sum(1 for c in conflicts if c.state == "resolved"),
             "open": sum(1 for c in conflicts if c.state == "open"),
@@ -117,7 +124,10 @@ def _yaml_block(data: Mapping[str, object], indent: int) -> str:
         if isinstance(value, Mapping):
             out.append(f"{pad}{key}:\n{_yaml_block(value, indent + 2)}")
         elif isinstance(value, list):
-            items = "".join(f"{pad}- {_scalar(v)}\n" for v in value)
+            # a mapping item (an OKF source entry) is its block with the first indent a dash
+            items = "".join(f"{pad}- {_yaml_block(v, indent + 2)[indent + 2:]}"
+                            if isinstance(v, Mapping) else f"{pad}- {_scalar(v)}\n"
+                            for v in value)
             out.append(f"{pad}{key}:\n{items}" if value else f"{pad}{key}: []\n")
         else:
             out.append(f"{pad}{key}: {_scalar(value)}\n")
@@ -136,10 +146,13 @@ def render_page(
     ``synthesis``: optional LLM overview sentences with the ids of the claims each cites."""
     claims = sorted(claims, key=lambda c: (c.attribute, c.source.key, c.span or (-1, -1), c.id))
     sources = _sources(claims)
-    sid = {s.key: f"S{i}" for i, s in enumerate(sources, 1)}
+    # claims cite their sources by OKF footnotes keyed by a stable id (compiler/okf.py)
+    ids = okf.source_ids(sources)
+    sid = {k: okf.footnote(v) for k, v in ids.items()}
     summary = summarize(entity, claims)
     by_id = {c.id: c for c in claims}
-    lines = [_frontmatter(entity, claims, sources, conflicts), f"# {escape(entity.name)}", "",
+    lines = [_frontmatter(entity, claims, sources, conflicts, summary, ids),
+             f"# {escape(entity.name)}", "",
              f"> {escape(summary)}", ""]
     if synthesis:
         lines += ["## Overview", "", _overview(synthesis, by_id, sid), ""]
@@ -156,7 +169,7 @@ def render_page(
             if attribute in open_attrs:
                 contested = [c for c in group if status.get(c.id) == "contested"]
                 shown = " / ".join(sorted({escape(c.value) for c in contested}))
-                refs = ", ".join(sorted({sid[c.source.key] for c in contested}, key=_snum))
+                refs = ", ".join(sorted({sid[c.source.key] for c in contested}))
                 lines.append(f"| {escape(attribute)} | ⚠ contested: {shown} | {refs} | "
                              f"rank {contested[0].authority.rank} (tie) |")
                 continue
@@ -166,7 +179,7 @@ def render_page(
                     rows[normalize_value(c.value)].append(c)
             for _, winners in sorted(rows.items()):
                 first = max(winners, key=lambda c: (c.authority.rank, c.source.key))
-                refs = ", ".join(sorted({sid[c.source.key] for c in winners}, key=_snum))
+                refs = ", ".join(sorted({sid[c.source.key] for c in winners}))
                 lines.append(
                     f"| {escape(attribute)} | {linked_value(first.value, first.mentions, table=True)} | {refs} | "
                     f"{escape(first.authority.rule)} ({first.authority.rank}) |"
@@ -177,7 +190,7 @@ def render_page(
     if statements:
         lines += ["## Statements", ""]
         for c in sorted(statements, key=lambda c: (c.source.key, c.span or (-1, -1), c.id)):
-            lines.append(f"- {linked_value(c.value, c.mentions)} ({sid[c.source.key]})")
+            lines.append(f"- {linked_value(c.value, c.mentions)} {sid[c.source.key]}")
         lines.append("")
 
     if conflicts:
@@ -213,13 +226,18 @@ def render_page(
         lines += [f"- {wikilink(eid, name)}" for eid, name in backlinks]
         lines.append("")
 
-    lines += ["## Sources", "", "| | Record | Version | SHA-256 | Title |", "|---|---|---|---|---|"]
+    lines += ["## Sources", "", "| Id | Record | Version | SHA-256 | Title |", "|---|---|---|---|---|"]
     for s in sources:
         url = link_target(s.url)
         title = f"[{escape(s.title)}]({url})" if url else escape(s.title)
-        lines.append(f"| {sid[s.key]} | `{escape(s.key)}` | {escape(s.version)} | "
+        lines.append(f"| `{ids[s.key]}` | `{escape(s.key)}` | {escape(s.version)} | "
                      f"`{s.sha256[:16]}` | {title} |")
     lines.append("")
+    # a definition for each source the page cites (OKF: every footnote defined and used)
+    body = "\n".join(lines)
+    cited = [s for s in sources if sid[s.key] in body]
+    if cited:
+        lines += [okf.footnote_definition(ids[s.key], s) for s in cited] + [""]
     markdown = "\n".join(lines)
     return markdown, summary, claims, sources
 
@@ -230,13 +248,9 @@ def _overview(synthesis: Sequence[tuple[str, Sequence[str]]], by_id: Mapping[str
     cites (the claim ids themselves are in the sidecar)."""
     parts = []
     for text, ids in synthesis:
-        refs = sorted({sid[by_id[i].source.key] for i in ids if i in by_id}, key=_snum)
-        parts.append(f"{escape(text)} ({', '.join(refs)})" if refs else escape(text))
+        refs = sorted({sid[by_id[i].source.key] for i in ids if i in by_id})
+        parts.append(f"{escape(text)}{''.join(refs)}" if refs else escape(text))
     return " ".join(parts)
-
-
-def _snum(label: str) -> int:
-    return int(label[1:])
 
 
 def sidecar_bytes(
@@ -269,7 +283,9 @@ def sidecar_bytes(
 
 def index_entry(entity_id: str, title: str, summary: str) -> tuple[str, str]:
     """A page's sort key within its type and its line in ``index.md``."""
-    return title.lower(), f"- {wikilink(entity_id, title)} — {escape(summary)}"
+    href = page_href(entity_id)
+    shown = f"[{escape(title)}]({href})" if href else escape(title)
+    return title.lower(), f"* {shown} - {escape(summary)}"
 
 
 def render_index(pages: Iterable[tuple[str, str, str, str]]) -> str:
@@ -287,7 +303,9 @@ def assemble_index(lines_by_type: Iterable[tuple[str, str]]) -> str:
     by_type: dict[str, list[str]] = defaultdict(list)
     for etype, line in lines_by_type:
         by_type[etype].append(line)
-    lines = ["# Index", "", "Generated by Folio; do not edit. One line per page, by type.", ""]
+    # OKF §8: only the bundle root's okf_version as front matter, then headed sections of
+    # "* [Title](page.md) - description" entries (Obsidian follows such links too)
+    lines = [okf.index_frontmatter() + "# Index", ""]
     for etype, entries in by_type.items():
         lines += [f"## {etype} ({len(entries)})", ""] + entries + [""]
     return "\n".join(lines)
@@ -307,10 +325,6 @@ def patch_index(data: bytes, edits: Iterable[tuple[str, str]]) -> bytes | None:
 
 
 def render_log(entries: Iterable[tuple[str, str, str, str]]) -> str:
-    """``log.md`` from the stored history: (day, op, title, body), oldest first."""
-    lines = ["# Log", "", "Append-only history of compiles. Newest last.", ""]
-    for day, op, title, body in entries:
-        lines += [f"## [{day}] {escape(op)} | {escape(title)}", ""]
-        if body:
-            lines += [body, ""]
-    return "\n".join(lines)
+    """``log.md`` from the stored history: (day, op, title, body), oldest first; written in
+    OKF's form (compiler/okf.py), newest day first."""
+    return "\n".join(["# Log", ""] + okf.log_lines(entries))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .models import SCHEMA_VERSION
 from .policy import AuthorityPolicy, Match
+from .okf import reference_frontmatter
 from .render import escape
 
 
@@ -25,8 +26,8 @@ def render_schema(policy: AuthorityPolicy) -> str:
         "  is derived from the entity's type and name, never from a source title or path.",
         "- `<type>/<slug>.claims.json`: the page's machine-readable sidecar (every claim with its",
         "  status, source record key, version and sha256, conflicts and sources).",
-        "- `index.md`: catalogue of all pages by type, one line each.",
-        "- `log.md`: append-only history; entries start `## [YYYY-MM-DD] compile | …`.",
+        "- `index.md`: catalogue of all pages by type, one line each (OKF index file).",
+        "- `log.md`: append-only history, newest day first under `## YYYY-MM-DD` (OKF log file).",
         "- `.folio/`: compile state (SQLite) and search index; not part of the wiki.",
         "",
         "## Page types",
@@ -70,4 +71,6 @@ def render_schema(policy: AuthorityPolicy) -> str:
     for tier in (*policy.freshness.tiers, policy.freshness.default):
         lines.append(f"| {escape(tier.name)} | {tier.max_age_days} | {_match(tier.match)} |")
     lines.append("")
-    return "\n".join(lines)
+    # an OKF concept like every other non-reserved page of the wiki (compiler/okf.py)
+    return reference_frontmatter("Wiki schema", "Page types, conventions and the authority "
+                                 "policy this wiki was compiled under.") + "\n".join(lines)

@@ -23,7 +23,7 @@ import yaml
 
 from . import __version__
 from .models import SourceRef
-from .sanitize import footnote_label, inert, link_target
+from .sanitize import footnote_label, inert
 
 OKF_VERSION = "0.2"
 PRODUCER = f"folio/{__version__}"
@@ -47,13 +47,14 @@ def _short_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:10]
 
 
-def source_entries(sources: Sequence[SourceRef], ids: Mapping[str, str]) -> list[dict[str, str]]:
+def source_entries(sources: Sequence[SourceRef], ids: Mapping[str, str],
+                   urls: Mapping[str, str | None]) -> list[dict[str, str]]:
     """The OKF ``sources`` of a page: ``resource`` is the record's URL when it may be a link
-    (:func:`compiler.sanitize.link_target`), else the record key (a descriptor OKF allows);
+    (``urls``: :func:`compiler.sanitize.link_target` of it), else the record key (a descriptor OKF allows);
     ``version`` is Folio's own (the record version the claims were read from)."""
     out = []
     for s in sources:
-        entry = {"id": ids[s.key], "resource": link_target(s.url) or s.key,
+        entry = {"id": ids[s.key], "resource": urls[s.key] or s.key,
                  "title": s.title or s.key}
         if s.updated_at is not None:
             entry["last_modified"] = s.updated_at.date().isoformat()
@@ -71,12 +72,11 @@ def footnote(label: str) -> str:
     return f"[^{label}]"
 
 
-def footnote_definition(label: str, s: SourceRef) -> str:
+def footnote_definition(label: str, s: SourceRef, url: str | None) -> str:
     """One footnote definition: ``Source `key` @ version — title``. The fixed word and the code
     span after it mean a plain CommonMark reader (no footnote extension) never takes the line
     for a link reference definition (a destination, then a code span, is no valid title), so
     ``[^label]`` stays text there instead of linking to whatever the source wrote."""
-    url = link_target(s.url)
     title = f"[{inert(s.title)}]({url})" if url and s.title else inert(s.title or "")
     line = f"{footnote(label)}: Source `{inert(s.key)}` @ {inert(s.version)}"
     return f"{line} — {title}" if title else line

@@ -75,7 +75,8 @@ def _sources(claims: Iterable[Claim]) -> list[SourceRef]:
 
 
 def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[SourceRef],
-                 conflicts: Sequence[Conflict], summary: str, sid: Mapping[str, str]) -> str:
+                 conflicts: Sequence[Conflict], summary: str, sid: Mapping[str, str],
+                 urls: Mapping[str, str | None]) -> str:
     """OKF v0.2 front matter (compiler/okf.py: type, title, description, sources, generated)
     followed by Folio's own fields; ``generated.at`` is the newest source time, not the clock."""
     best = max(claims, key=lambda c: (c.authority.rank, c.source.key))
@@ -87,7 +88,7 @@ def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[Sour
         # inert Markdown, exactly as index.md shows it: OKF index generators copy it there
         "description": escape(summary),
         "aliases": list(entity.aliases),
-        "sources": okf.source_entries(sources, sid),
+        "sources": okf.source_entries(sources, sid, urls),
         "generated": okf.generated(updated),
         "claims": len(claims),
         "authority": {"rule": best.authority.rule, "rank": best.authority.rank},
@@ -148,10 +149,11 @@ def render_page(
     sources = _sources(claims)
     # claims cite their sources by OKF footnotes keyed by a stable id (compiler/okf.py)
     ids = okf.source_ids(sources)
-    sid = {k: okf.footnote(v) for k, v in ids.items()}
+    sid = _Citing({k: okf.footnote(v) for k, v in ids.items()})
+    urls = {s.key: link_target(s.url) for s in sources}
     summary = summarize(entity, claims)
     by_id = {c.id: c for c in claims}
-    lines = [_frontmatter(entity, claims, sources, conflicts, summary, ids),
+    lines = [_frontmatter(entity, claims, sources, conflicts, summary, ids, urls),
              f"# {escape(entity.name)}", "",
              f"> {escape(summary)}", ""]
     if synthesis:
@@ -228,18 +230,30 @@ def render_page(
 
     lines += ["## Sources", "", "| Id | Record | Version | SHA-256 | Title |", "|---|---|---|---|---|"]
     for s in sources:
-        url = link_target(s.url)
+        url = urls[s.key]
         title = f"[{escape(s.title)}]({url})" if url else escape(s.title)
         lines.append(f"| `{ids[s.key]}` | `{escape(s.key)}` | {escape(s.version)} | "
                      f"`{s.sha256[:16]}` | {title} |")
     lines.append("")
     # a definition for each source the page cites (OKF: every footnote defined and used)
-    body = "\n".join(lines)
-    cited = [s for s in sources if sid[s.key] in body]
+    cited = [s for s in sources if s.key in sid.cited]
     if cited:
-        lines += [okf.footnote_definition(ids[s.key], s) for s in cited] + [""]
+        lines += [okf.footnote_definition(ids[s.key], s, urls[s.key]) for s in cited] + [""]
     markdown = "\n".join(lines)
     return markdown, summary, claims, sources
+
+
+class _Citing(dict[str, str]):
+    """Source key → its footnote; remembers the keys the page cited, so that exactly those
+    get a footnote definition (OKF: every footnote defined, every definition used)."""
+
+    def __init__(self, refs: Mapping[str, str]) -> None:
+        super().__init__(refs)
+        self.cited: set[str] = set()
+
+    def __getitem__(self, key: str) -> str:
+        self.cited.add(key)
+        return super().__getitem__(key)
 
 
 def _overview(synthesis: Sequence[tuple[str, Sequence[str]]], by_id: Mapping[str, Claim],

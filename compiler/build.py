@@ -31,6 +31,7 @@ from connectors.base import RecordError
 from connectors.loader import discover, load_manifest, read_input
 
 from . import __version__
+from .okf import OKF_VERSION
 from .atomic import remove_if_exists, write_atomic
 from .canonical import content_id, sha256_hex
 from .directory import DirectoryError, load_directory
@@ -161,8 +162,9 @@ class _Compile:
     def run(self, full: bool, extract_only: bool = False) -> CompileReport:
         t0 = time.perf_counter()
         st = self.state
+        # the page format (OKF_VERSION) is part of it: a wiki written in another form is rebuilt
         config = content_id(self.policy.digest, self.backend.digest, SCHEMA_VERSION, __version__,
-                            self.manifest.model_dump(mode="json"))
+                            OKF_VERSION, self.manifest.model_dump(mode="json"))
         st.begin()
         committed = False
         try:

@@ -198,3 +198,28 @@ def test_page_bytes_do_not_depend_on_the_compile_day(tmp_path: Path) -> None:
     for path in _concepts(tmp_path / "a"):
         rel = path.relative_to(tmp_path / "a")
         assert path.read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+
+
+# -- hostile input still makes conformant pages ------------------------------------------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from compiler.render import render_page  # noqa: E402
+from compiler.resolve import resolve  # noqa: E402
+from test_fuzz import SMALL, hostile_text, pages  # noqa: E402
+from test_hostile import assert_inert  # noqa: E402
+
+
+@SMALL
+@given(pages(), st.lists(st.tuples(hostile_text.filter(lambda s: s.strip()), hostile_text),
+                         min_size=5, max_size=5))
+def test_fuzzed_pages_with_hostile_record_keys_conform(page: tuple, keys: list) -> None:  # type: ignore[type-arg]
+    """Record keys, versions, titles and URLs from a source cannot break the footnotes or the
+    front matter: the page still passes the OKF check and stays inert."""
+    entity, claims, backlinks = page
+    claims = [c.model_copy(update={"source": c.source.model_copy(
+        update={"key": keys[i][0], "version": keys[i][1] or "1"})}) for i, c in enumerate(claims)]
+    status, conflicts = resolve(claims, lambda rule: "none")
+    markdown, _, _, _ = render_page(entity, claims, status, conflicts, backlinks)
+    assert check_page(markdown, "topic/x.md") == []
+    assert_inert(markdown, "page")

@@ -42,6 +42,8 @@ from .render import assemble_index, index_entry, patch_index, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
 from .provenance.index_root import bundle_name
 from .resolve import resolve
+from .schema import SchemaError, load_schema
+from .schema import digest as schema_digest
 from .schema_page import render_schema
 from .staging import StagedPages
 from .settings import FolioSettings
@@ -57,6 +59,9 @@ _RACY_NS = 2_000_000_000  # a file modified this close to the last scan is re-ha
 _INDEX_PATCH_MAX = 50  # index.md lines replaced in place; more are cheaper re-assembled
 _WAVE = 1_000  # records or pages read from / written to the state per batch
 _BYTES_PER_RECORD = 1_500  # rough size of one exported record, to size the worker pool
+# what stored claims look like; a state whose claims were stored otherwise is rebuilt
+# (schema-1: claims carry qualifiers, mapped, value type, normalised value, own time)
+_CLAIM_LAYOUT = "schema-1"
 
 T = TypeVar("T")
 
@@ -102,6 +107,11 @@ class CompileReport:
     # ship to the central compile
     changed_keys: list[str] = field(default_factory=list)
     removed_keys: list[str] = field(default_factory=list)
+    # the schema (base + schema.yaml) differs from the last compile's: every record was
+    # relinked (and, where extraction uses it, re-extracted); only pages whose claims
+    # changed were rendered, every page's DBOM re-signed with the new schema digest
+    schema_changed: bool = False
+    records_reextracted: int = 0
 
     @property
     def rejected(self) -> int:
@@ -140,10 +150,12 @@ class _Compile:
         try:
             self.manifest = load_manifest(src)
             self.policy: AuthorityPolicy = load_policy(src / "authority.yaml")
-        except ValueError as exc:
+            self.schema = load_schema(src)
+        except (ValueError, SchemaError) as exc:
             raise CompileError(str(exc)) from exc
+        self.schema_digest = schema_digest(self.schema)
         self.principals = load_directory(src / "directory.yaml")
-        self.backend = get_backend(settings.backend, settings, out / STATE_DIR)
+        self.backend = get_backend(settings.backend, settings, out / STATE_DIR, self.schema)
         self.state = State(out / STATE_DIR / "state.db")
         self.pending_path = out / STATE_DIR / "pending.json"
         self.workers = worker_count(settings.workers)
@@ -164,8 +176,11 @@ class _Compile:
     def run(self, full: bool, extract_only: bool = False) -> CompileReport:
         t0 = time.perf_counter()
         st = self.state
-        config = content_id(self.policy.digest, self.backend.digest, SCHEMA_VERSION, __version__,
-                            self.manifest.model_dump(mode="json"))
+        # the backend's rules without the schema: a schema edit is not a full rebuild, it
+        # re-extracts and relinks, and only pages whose claims changed are rendered again
+        engine = getattr(self.backend, "engine_digest", self.backend.digest)
+        config = content_id(self.policy.digest, engine, SCHEMA_VERSION, __version__,
+                            self.manifest.model_dump(mode="json"), _CLAIM_LAYOUT)
         st.begin()
         try:
             dirty: set[str] = set(self._pending())
@@ -174,6 +189,7 @@ class _Compile:
                 dirty |= set(st.page_ids())
                 st.reset_inputs()
             self.report.full_rebuild = full
+            self.report.schema_changed = not full and st.meta("schema_digest") != self.schema_digest
             st.set_principals(self.principals)
 
             changed_files, reread = self._scan()
@@ -181,6 +197,8 @@ class _Compile:
             changed, seen, decls = self._read(changed_files, reread, before)
             del changed_files  # the corpus's bytes: not to be carried into the workers
             removed = set(before) - seen
+            if not full and st.meta("extract_digest") != self.backend.digest:
+                self._reextract(set(changed) | removed)
             self.report.records_removed = len(removed)
             self.report.changed_keys, self.report.removed_keys = changed, sorted(removed)
             if extract_only:
@@ -190,7 +208,8 @@ class _Compile:
             decl_changed, name_keys = self._register(decls, removed)
 
             total = st.record_count()
-            if full or len(changed) + len(removed) > self.settings.full_relink_ratio * max(total, 1):
+            if (full or self.report.schema_changed
+                    or len(changed) + len(removed) > self.settings.full_relink_ratio * max(total, 1)):
                 relink = st.all_record_keys()
             else:
                 wanted = set(changed)
@@ -213,6 +232,7 @@ class _Compile:
             st.set_meta("config", config)
             st.set_meta("policy", self.policy.model_dump_json())
             st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
+            self._set_schema_meta()
             st.commit()
         except BaseException:
             st.rollback()
@@ -236,7 +256,39 @@ class _Compile:
         self.report.records_seen = st.record_count()
         st.set_meta("config", config)
         st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
+        st.set_meta("extract_digest", self.backend.digest)
         st.commit()
+
+    def _set_schema_meta(self) -> None:
+        st = self.state
+        st.set_meta("schema_digest", self.schema_digest)
+        st.set_meta("schema_version", self.schema.version)
+        st.set_meta("extract_digest", self.backend.digest)
+
+    def _reextract(self, skip: set[str]) -> None:
+        """The backend's output changed for unchanged records (the schema it maps through was
+        edited): extract every stored record again and keep the new extraction where it
+        differs; the relink then finds exactly the claims that changed. Records extracted
+        elsewhere (a site's claim set: their stored digest is not their content's) keep the
+        site's extraction; linking maps their fields through the schema."""
+        st, backend = self.state, self.backend
+        keys = [k for k in st.all_record_keys() if k not in skip]
+        self.progress.phase("re-extract", len(keys))
+        for wave in _waves(keys):
+            updates: list[tuple[str, str]] = []
+            for key, record_json, ex_json, sha in st.load_records(wave):
+                record = SourceRecord.model_validate_json(record_json)
+                if record.sha256 != sha:
+                    continue
+                cached = st.cached_extraction(backend.digest, sha)
+                new = cached if cached is not None else backend.extract(record).model_dump_json()
+                if cached is None and not getattr(backend, "fork_safe", False):
+                    st.cache_extraction(backend.digest, sha, new)
+                if new != ex_json:
+                    updates.append((key, new))
+            st.set_extractions(updates)
+            self.report.records_reextracted += len(updates)
+            self.progress.advance(len(wave))
 
     # -- 1: scan ---------------------------------------------------------------------------
     def _scan(self) -> tuple[list[tuple], set[str]]:
@@ -430,7 +482,7 @@ class _Compile:
         self.progress.phase("link", len(relink))
         # a database-backed lookup cannot cross into a worker process
         workers = self.workers if isinstance(lookup, NameIndex) else 1
-        context = {"policy": self.policy, "lookup": lookup}
+        context = {"policy": self.policy, "lookup": lookup, "schema": self.schema}
         # a full build stores claims without comparing them to stored ones: no index is read
         bulk = st.deferred_indexes("claims", "mentions") if full else nullcontext()
         with bulk, step_runner(workers, len(relink), self.settings.parallel_min_items, context,
@@ -598,7 +650,7 @@ class _Compile:
             write_atomic(index_path, index)
             self._aggregates["index.md"] = sha256_hex(index)
             st.set_meta("index_sha256", self._aggregates["index.md"])
-        schema = render_schema(self.policy).encode("utf-8")
+        schema = render_schema(self.policy, self.schema, self.schema_digest).encode("utf-8")
         schema_path = self.out / "SCHEMA.md"
         if not schema_path.exists() or schema_path.read_bytes() != schema:
             write_atomic(schema_path, schema)

@@ -304,6 +304,11 @@ class State:
                  f"WHERE key IN ({','.join('?' * len(chunk))})")
             yield from self.db.execute(q, chunk)
 
+    def set_extractions(self, rows: Sequence[tuple[str, str]]) -> None:
+        """(key, extraction_json): a stored record extracted again, its content unchanged."""
+        self.db.executemany("UPDATE records SET extraction_json=? WHERE key=?",
+                            [(ex, key) for key, ex in rows])
+
     def all_record_keys(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT key FROM records ORDER BY key")]
 

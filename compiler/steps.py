@@ -107,7 +107,8 @@ def link(item: tuple[str, str, str, str]) -> tuple[str, list[ClaimRow], str]:
     # dump of the whole record) per relink cost more than validating the record
     record.__dict__["sha256"] = sha
     extraction = Extraction.model_validate_json(extraction_json)
-    claims = link_record(record, extraction, CONTEXT["lookup"], CONTEXT["policy"].authority(record))
+    claims = link_record(record, extraction, CONTEXT["lookup"], CONTEXT["policy"].authority(record),
+                         CONTEXT.get("schema"))
     provenance = claims[0].model_dump_json(include=CLAIM_PROVENANCE) if claims else "{}"
     return key, [
         ClaimRow(c.id, c.subject, c.attribute, c.kind,

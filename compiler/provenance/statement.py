@@ -71,6 +71,11 @@ class InternalParameters(_Model):
     prompt_template_digest: str = Field(
         description="sha256 of the extraction prompt template or rule set")
     authority_policy_digest: str
+    corpus_schema_version: str | None = Field(
+        None, description="`version` of the schema the page was compiled under (the bundled "
+        "base with the corpus's schema.yaml merged over it)")
+    corpus_schema_digest: str | None = Field(
+        None, description="sha256 of that schema's canonical JSON (compiler/schema)")
 
 
 class BuildDefinition(_Model):
@@ -152,6 +157,8 @@ class BuildContext(_Model):
     schema_version: str
     backend: dict[str, str]
     policy_digest: str
+    corpus_schema: tuple[str, str] | None = Field(
+        None, description="(version, digest) of the schema the compile ran under")
     builder_id: str
     invocation_id: str
     started_on: datetime
@@ -163,10 +170,12 @@ class BuildContext(_Model):
         # the offline backend has no prompt: its rule-set version plays the prompt's part
         template = b.get("prompt_template_digest") or sha256_hex(
             canonical_json({k: v for k, v in sorted(b.items()) if k != "model"}))
+        version, digest = self.corpus_schema or (None, None)
         return InternalParameters(
             compiler_version=self.compiler_version, schema_version=self.schema_version,
             extraction_backend=name, extraction_model=b.get("model", "none"),
-            prompt_template_digest=template, authority_policy_digest=self.policy_digest)
+            prompt_template_digest=template, authority_policy_digest=self.policy_digest,
+            corpus_schema_version=version, corpus_schema_digest=digest)
 
     def run_details(self) -> RunDetails:
         return RunDetails(
@@ -275,7 +284,8 @@ def page_statement_doc(
                 "buildType": PAGE_BUILD_TYPE,
                 "externalParameters": {"page": page},
                 "internalParameters": dict(internal if internal is not None
-                                           else _need(build).internal().model_dump(mode="json")),
+                                           else _need(build).internal().model_dump(
+                                               mode="json", exclude_none=True)),
                 "resolvedDependencies": [deps[k] for k in sorted(deps)],
             },
             "runDetails": dict(run_details if run_details is not None
@@ -337,7 +347,7 @@ def page_statement_bytes(
     enc = _ENC
     if encoded is None:
         if internal is None:
-            internal = _need(build).internal().model_dump(mode="json")
+            internal = _need(build).internal().model_dump(mode="json", exclude_none=True)
         if run_details is None:
             run_details = _need(build).run_details().model_dump(mode="json", by_alias=True)
         encoded = encoded_parts(internal, run_details)

@@ -32,10 +32,20 @@ class ExportedClaim(BaseModel):
     source_system: str
     authority_rule: str
     authority_rank: int
-    observed_at: datetime
+    observed_at: datetime | None = Field(description="the record's time in its source system")
     quote: str
     span: tuple[int, int] | None
     acl: ACL
+    # the schema layer (docs/schema.md); added in place: fields are never renamed or removed
+    qualifiers: dict[str, str] = Field(
+        default_factory=dict, description="qualifier → canonical value (part of the identity)")
+    mapped: bool = Field(False, description="the attribute is declared in the schema")
+    value_type: str = Field("text", description="the attribute's value type")
+    normalized: str | None = Field(
+        None, description="typed canonical value compared by conflicts and search")
+    as_of: datetime | None = Field(
+        None, description="the source's time for this claim (a Jira comment's own time), "
+        "which the recency tiebreak uses; null when the source gives none")
 
     @classmethod
     def of(cls, c: Claim, status: ClaimStatus) -> ExportedClaim:
@@ -45,7 +55,8 @@ class ExportedClaim(BaseModel):
             source_version=c.source.version, source_sha256=c.source.sha256,
             source_system=c.source.system, authority_rule=c.authority.rule,
             authority_rank=c.authority.rank, observed_at=c.observed_at, quote=c.quote,
-            span=c.span, acl=c.acl,
+            span=c.span, acl=c.acl, qualifiers=c.qualifiers, mapped=c.mapped,
+            value_type=c.value_type, normalized=c.normalized, as_of=c.as_of,
         )
 
 

@@ -84,11 +84,16 @@ def _mentions(raw: RawClaim, subject: str, lookup: Lookup) -> tuple[Mention, ...
 
 def _declared(raw: RawClaim, record: SourceRecord, subject: str, attribute: str,
               vocab: Vocabulary) -> Declared | None:
-    on = raw.subject_type if raw.kind == "field" and raw.subject_type else _type_of(subject)
-    d = vocab.attribute(on, attribute)
-    if d is None and raw.kind == "field" and raw.subject_type is None:
-        d = vocab.attribute(record.entity_type, attribute)
-    return d
+    """The schema's attribute a comparable claim states. A fact the extractor left unmapped
+    maps here only by the attribute's own name: a phrase ("severity", "reported by") needs
+    the sentence's context, which is extraction's to judge."""
+    if raw.kind == "field":
+        on = raw.subject_type or record.entity_type
+        return vocab.attribute(on, attribute) if raw.mapped else vocab.attribute_named(
+            on, attribute)
+    if raw.mapped:
+        return vocab.attribute(raw.subject_type or _type_of(subject), attribute)
+    return vocab.attribute_named(_type_of(subject), attribute)
 
 
 def link_record(

@@ -111,6 +111,8 @@ def _stale(state: State, now: datetime) -> list[Finding]:
     out = []
     tiers = state.record_freshness()
     for key, version, updated, subjects in state.record_ages():
+        if updated is None:
+            continue  # a source with no date cannot be judged stale
         tier, max_age = tiers[key]
         elapsed = now - datetime.fromisoformat(updated)
         age = elapsed.days

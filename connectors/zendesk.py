@@ -11,6 +11,12 @@ reports deletions that way and the API connector turns them into tombstones.
 The organization becomes a reference when its name is known: from the ``organizations`` sideload
 (``include=organizations``) or ``options.organization_names``; its id is always a field.
 
+Organization exports (``GET /api/v2/organizations.json``, ``/organizations/{id}.json``) are read
+too: one record per organization, type ``organization``, describing an ``account`` entity under
+the organization's name (its domain names are aliases), so the name tickets refer to lands on
+the same page as the CRM's account; details and notes are its body, tags its labels,
+``organization_fields`` its fields.
+
 ACL: Zendesk has no per-ticket sharing list. Agents see tickets by role and group, and end users
 of the requester's organization see them when the organization shares tickets. The record is
 therefore readable by the source's ``default_acl`` (the agents/staff who may read the help desk)
@@ -22,6 +28,7 @@ directory can grant a customer's people their organization's tickets and nothing
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -32,6 +39,8 @@ from .base import RecordError, SourceConfig
 from .timefmt import parse_timestamp
 
 DELETED = "deleted"
+# the API's organization responses start with their list (or object) key
+_ORG_EXPORT = re.compile(rb'^(?:\xef\xbb\xbf)?\s*\{\s*"organizations?"\s*:')
 _ID_FIELDS = ("requester_id", "submitter_id", "assignee_id", "group_id", "organization_id", "brand_id")
 _NAMED_FIELDS = ("status", "priority", "type", "due_at", "created_at")
 
@@ -43,6 +52,9 @@ class ZendeskConnector:
     def parse(
         self, path: str, data: bytes, source: SourceConfig, tenant: str
     ) -> Iterator[SourceRecord | RecordError]:
+        if _is_organization_export(data):
+            yield from _organizations(path, data, source, tenant)
+            return
         got = payload_items(path, data, "tickets",
                             lambda d: ("ticket", d["ticket"]) if isinstance(d.get("ticket"), dict) else None,
                             "a Zendesk ticket export ({'tickets': [...]}) or ticket")
@@ -54,6 +66,73 @@ class ZendeskConnector:
                                               as_dict(source.options.get("organization_names")).items()}}
         yield from build_each(path, items, "ticket", lambda ticket, pointer: _record(
             ticket, pointer, orgs, path, source, tenant))
+
+
+def _is_organization_export(data: bytes) -> bool:
+    """An organizations list or one organization, not a ticket export with them sideloaded."""
+    return _ORG_EXPORT.match(data[:256]) is not None
+
+
+def _organizations(path: str, data: bytes, source: SourceConfig, tenant: str
+                   ) -> Iterator[SourceRecord | RecordError]:
+    got = payload_items(path, data, "organizations",
+                        lambda d: ("organization", d["organization"])
+                        if isinstance(d.get("organization"), dict) else None,
+                        "a Zendesk organization export ({'organizations': [...]}) or organization")
+    if isinstance(got, RecordError):
+        yield got
+        return
+    _, items = got
+    yield from build_each(path, items, "organization", lambda org, pointer: _organization(
+        org, pointer, path, source, tenant))
+
+
+def _organization(org: Any, pointer: str, path: str, source: SourceConfig, tenant: str
+                  ) -> SourceRecord | None:
+    if not isinstance(org, dict):
+        raise FieldError(None, "expected an organization object")
+    if org.get("id") in (None, ""):
+        raise FieldError("id", "organization has no id")
+    name = org.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise FieldError("name", "organization has no name")
+    updated = org.get("updated_at")
+    updated_at = None
+    if updated:
+        try:
+            updated_at = parse_timestamp(updated)
+        except ValueError as exc:
+            raise FieldError("updated_at", str(exc)) from None
+    org_id = str(org["id"])
+    body = "\n\n".join(str(org[k]).replace("\r\n", "\n").strip() for k in ("details", "notes")
+                        if isinstance(org.get(k), str) and org[k].strip())
+    fields = {str(k): v for k, v in as_dict(org.get("organization_fields")).items()
+              if isinstance(v, str | int | float | bool) and v != ""}
+    return SourceRecord(
+        tenant=tenant,
+        system=ZendeskConnector.system,
+        instance=source.instance,
+        type="organization",
+        id=org_id,
+        version=str(updated or org.get("created_at") or "1"),
+        updated_at=updated_at,
+        title=name.strip(),
+        url=_org_url(org, org_id, source),
+        body=body,
+        fields=fields,
+        entity_type="account",
+        aliases=sorted_unique(d for d in as_list(org.get("domain_names")) if isinstance(d, str)),
+        labels=sorted_unique(as_list(org.get("tags"))),
+        acl=ticket_acl(org_id, source),
+        origin=origin(path, pointer),
+    )
+
+
+def _org_url(org: dict[str, Any], org_id: str, source: SourceConfig) -> str | None:
+    api = org.get("url")
+    base = api.split("/api/v2/", 1)[0] if isinstance(api, str) and "/api/v2/" in api \
+        else source.options.get("base_url")
+    return f"{str(base).rstrip('/')}/agent/organizations/{org_id}" if base else None
 
 
 def organization_names(doc: Any) -> dict[str, str]:

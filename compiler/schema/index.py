@@ -24,7 +24,8 @@ class Vocabulary:
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
         self._types: dict[str, str] = {type_key(t): t for t in schema.types}
-        self._attrs: dict[str, dict[str, Declared]] = {}
+        self._attrs: dict[str, dict[str, Declared]] = {}  # names and phrases
+        self._named: dict[str, dict[str, Declared]] = {}  # names only
         self._anywhere: dict[str, list[Declared]] = {}
         self._enum: dict[tuple[str, str], dict[str, str]] = {}
         for tname, etype in schema.types.items():
@@ -33,6 +34,7 @@ class Vocabulary:
                 d = Declared(tname, aname, spec)
                 # the name itself first: a phrase of another attribute never shadows it
                 table[attr_key(aname)] = d
+                self._named.setdefault(type_key(tname), {})[attr_key(aname)] = d
                 self._anywhere.setdefault(attr_key(aname), []).append(d)
                 labels = {value_key(label): label for label in spec.values}
                 for label, synonyms in spec.values.items():
@@ -71,6 +73,12 @@ class Vocabulary:
         if not entity_type:
             return None
         return self._attrs.get(type_key(entity_type), {}).get(attr_key(name))
+
+    def attribute_named(self, entity_type: str | None, name: str) -> Declared | None:
+        """The attribute whose own name (not a phrase) is ``name``."""
+        if not entity_type:
+            return None
+        return self._named.get(type_key(entity_type), {}).get(attr_key(name))
 
     def attribute_anywhere(self, name: str, entity_type: str | None = None) -> Declared | None:
         """On ``entity_type`` when given, else on the one type that declares it."""

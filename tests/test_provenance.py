@@ -141,7 +141,13 @@ def test_page_dbom_content(acme_wiki: Path) -> None:
                                          "version"}
     assert set(bd["internalParameters"]) == {
         "compiler_version", "schema_version", "extraction_backend", "extraction_model",
-        "prompt_template_digest", "authority_policy_digest"}
+        "prompt_template_digest", "authority_policy_digest", "corpus_schema_version",
+        "corpus_schema_digest"}
+    # the schema the page compiled under (issue 20): the bundled base, no schema.yaml here
+    from compiler.schema import base_schema, digest
+
+    assert bd["internalParameters"]["corpus_schema_digest"] == digest(base_schema())
+    assert bd["internalParameters"]["corpus_schema_version"] == base_schema().version
     meta = doc["predicate"]["runDetails"]["metadata"]
     assert meta["startedOn"] <= meta["finishedOn"] and meta["invocationId"]
     claims = doc["predicate"]["folio"]["claims"]

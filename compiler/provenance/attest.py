@@ -214,7 +214,7 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
     # extraction is not cached, so this finds nothing)
     usage = c.state.extraction_usage(c.backend.digest) if hasattr(c.backend, "usage") else {}
     missing = set() if resign_all else missing_bundles(c.state, c.out)
-    return SigningPlan(signer, build, build.internal().model_dump(mode="json", exclude_none=True),
+    return SigningPlan(signer, build, build.internal().model_dump(mode="json"),
                        build.run_details().model_dump(mode="json", by_alias=True),
                        resign_all, usage, missing)
 

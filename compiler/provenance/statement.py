@@ -71,11 +71,11 @@ class InternalParameters(_Model):
     prompt_template_digest: str = Field(
         description="sha256 of the extraction prompt template or rule set")
     authority_policy_digest: str
-    corpus_schema_version: str | None = Field(
-        None, description="`version` of the schema the page was compiled under (the bundled "
+    corpus_schema_version: str = Field(
+        "", description="`version` of the schema the page was compiled under (the bundled "
         "base with the corpus's schema.yaml merged over it)")
-    corpus_schema_digest: str | None = Field(
-        None, description="sha256 of that schema's canonical JSON (compiler/schema)")
+    corpus_schema_digest: str = Field(
+        "", description="sha256 of that schema's canonical JSON (compiler/schema)")
 
 
 class BuildDefinition(_Model):
@@ -170,7 +170,7 @@ class BuildContext(_Model):
         # the offline backend has no prompt: its rule-set version plays the prompt's part
         template = b.get("prompt_template_digest") or sha256_hex(
             canonical_json({k: v for k, v in sorted(b.items()) if k != "model"}))
-        version, digest = self.corpus_schema or (None, None)
+        version, digest = self.corpus_schema or ("", "")
         return InternalParameters(
             compiler_version=self.compiler_version, schema_version=self.schema_version,
             extraction_backend=name, extraction_model=b.get("model", "none"),
@@ -284,8 +284,7 @@ def page_statement_doc(
                 "buildType": PAGE_BUILD_TYPE,
                 "externalParameters": {"page": page},
                 "internalParameters": dict(internal if internal is not None
-                                           else _need(build).internal().model_dump(
-                                               mode="json", exclude_none=True)),
+                                           else _need(build).internal().model_dump(mode="json")),
                 "resolvedDependencies": [deps[k] for k in sorted(deps)],
             },
             "runDetails": dict(run_details if run_details is not None
@@ -347,7 +346,7 @@ def page_statement_bytes(
     enc = _ENC
     if encoded is None:
         if internal is None:
-            internal = _need(build).internal().model_dump(mode="json", exclude_none=True)
+            internal = _need(build).internal().model_dump(mode="json")
         if run_details is None:
             run_details = _need(build).run_details().model_dump(mode="json", by_alias=True)
         encoded = encoded_parts(internal, run_details)

@@ -6,6 +6,9 @@
 - missing-entity (warning): a record refers to something no record describes
 - orphan-page (warning): no other page links here
 - stale-source (warning): a source older than its freshness tier allows
+
+Beside the findings, the report lists the most frequent unmapped attributes (claims whose
+attribute the schema does not declare), so the schema can grow where the sources need it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from .models import Claim
 from .state import State
@@ -34,8 +37,16 @@ class Finding(BaseModel):
     sources: list[str] = []
 
 
+class UnmappedAttribute(BaseModel):
+    attribute: str
+    claims: int
+    pages: int
+    example: str = Field(description="a page that states it")
+
+
 class LintReport(BaseModel):
     findings: list[Finding]
+    unmapped: list[UnmappedAttribute] = []
 
     @property
     def errors(self) -> int:
@@ -126,15 +137,31 @@ def _stale(state: State, now: datetime) -> list[Finding]:
     return out
 
 
+UNMAPPED_LISTED = 15
+
+
+def unmapped_attributes(state: State, limit: int = UNMAPPED_LISTED) -> list[UnmappedAttribute]:
+    """The attributes most often stated without a schema declaration, most frequent first."""
+    return [UnmappedAttribute(attribute=a, claims=n, pages=p, example=ex)
+            for a, n, p, ex in state.unmapped_attributes(limit)]
+
+
+def unmapped_text(unmapped: list[UnmappedAttribute]) -> str:
+    parts = [f"{u.attribute} ({u.claims} claims, {u.pages} pages)" for u in unmapped]
+    return ("Most frequent unmapped attributes (declare them in schema.yaml): "
+            + "; ".join(parts))
+
+
 def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
     findings += _stale(state, now)
-    return LintReport(findings=findings)
+    return LintReport(findings=findings, unmapped=unmapped_attributes(state))
 
 
 def as_json(report: LintReport) -> str:
     return json.dumps(
         {"errors": report.errors, "warnings": report.warnings,
-         "findings": [f.model_dump() for f in report.findings]},
+         "findings": [f.model_dump() for f in report.findings],
+         "unmapped": [u.model_dump() for u in report.unmapped]},
         indent=2, sort_keys=True,
     )

@@ -594,6 +594,15 @@ class State:
             "JOIN records r ON r.key = c.record_key "
             "WHERE m.entity_id=? AND m.subject != ?", (entity_id, entity_id))]
 
+    def unmapped_attributes(self, limit: int) -> list[tuple[str, int, int, str]]:
+        """(attribute, claims, subjects, an example subject) of the most frequent attributes
+        of comparable claims the schema does not declare (``name`` is every record's own)."""
+        return [tuple(r) for r in self.db.execute(  # type: ignore[misc]
+            "SELECT attribute, count(*) AS n, count(DISTINCT subject), min(subject) FROM claims "
+            "WHERE kind IN ('field', 'fact') AND attribute != 'name' "
+            "AND json_extract(claim_json, '$.mapped') = 0 "
+            "GROUP BY attribute ORDER BY n DESC, attribute LIMIT ?", (limit,))]
+
     def open_conflicts(self) -> list[Conflict]:
         return [Conflict.model_validate_json(r[0]) for r in self.db.execute(
             "SELECT conflict_json FROM conflicts WHERE state='open' ORDER BY subject, id")]

@@ -505,15 +505,21 @@ class _Compile:
         provenance: list[tuple[str, str]] = []
         for key, claims, shared in results:
             if not full:
-                old, touched = st.claim_touch_set(key)
-                if {c.claim_json for c in claims} == old:
+                # only the pages of claims that changed (a schema edit relinks every record,
+                # most of whose claims stay as they were)
+                old = st.claim_touches(key)
+                new = {c.claim_json: {c.subject, *c.mentions} for c in claims}
+                if new.keys() == old.keys():
                     continue
-                dirty |= touched
+                for js in old.keys() ^ new.keys():
+                    dirty |= old.get(js) or new[js]
                 st.drop_claims_of(key)
+            else:
+                for c in claims:
+                    dirty.add(c.subject)
+                    dirty.update(c.mentions)
             provenance.append((key, shared))
             for c in claims:
-                dirty.add(c.subject)
-                dirty.update(c.mentions)
                 rows.append((c.id, key, c.subject, c.attribute, c.kind, c.claim_json,
                              c.mentions))
         st.put_claim_rows(rows)

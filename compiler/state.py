@@ -506,6 +506,21 @@ class State:
             "WHERE c.record_key=?", (record_key,))}
         return claims, touched
 
+    def claim_touches(self, record_key: str) -> dict[str, set[str]]:
+        """Stored claim JSON of a record's claims → the pages each touches (its subject and
+        the entities it mentions), so a relink dirties only the pages of claims that changed."""
+        touches: dict[str, set[str]] = {}
+        ids: dict[str, str] = {}
+        for cid, js, subject in self.db.execute(
+                "SELECT id, claim_json, subject FROM claims WHERE record_key=?", (record_key,)):
+            touches[js] = {subject}
+            ids[cid] = js
+        for cid, entity in self.db.execute(
+                "SELECT m.claim_id, m.entity_id FROM mentions m JOIN claims c ON c.id = m.claim_id "
+                "WHERE c.record_key=?", (record_key,)):
+            touches[ids[cid]].add(entity)
+        return touches
+
     def drop_claims_of(self, record_key: str) -> None:
         self.db.execute("DELETE FROM mentions WHERE claim_id IN "
                         "(SELECT id FROM claims WHERE record_key=?)", (record_key,))

@@ -87,10 +87,12 @@ def _dotted(key: Path_) -> str:
     return out
 
 
-def parse_schema(text: str, where: str, known_qualifiers: frozenset[str] = frozenset()
+def parse_schema(text: str, where: str, known_qualifiers: frozenset[str] | None = None
                  ) -> Schema:
-    """Validate the text of one schema file (``where`` names it in errors; qualifiers in
-    ``known_qualifiers``, the base's, may be used without being declared again)."""
+    """Validate the text of one schema file (``where`` names it in errors). Qualifiers in
+    ``known_qualifiers`` (default: the base schema's) may be used without being declared."""
+    if known_qualifiers is None:
+        known_qualifiers = frozenset(attr_key(q) for q in base_schema().qualifiers)
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise SchemaError(f"{where}: larger than {MAX_BYTES} bytes: refused")
     reader = _Reader(where)
@@ -138,7 +140,7 @@ def _dangling(schema: Schema, data: dict[str, Any], known: frozenset[str]
 def base_schema() -> Schema:
     """The bundled base schema: the five systems' standard fields on canonical attributes."""
     text = resources.files(__package__).joinpath("base.yaml").read_text(encoding="utf-8")
-    schema = parse_schema(text, "compiler/schema/base.yaml")
+    schema = parse_schema(text, "compiler/schema/base.yaml", frozenset())
     return schema
 
 
@@ -195,8 +197,7 @@ def load_schema_file(path: Path) -> Schema:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SchemaError(f"{path}: cannot read schema: {exc}") from exc
-    known = frozenset(attr_key(q) for q in base_schema().qualifiers)
-    return parse_schema(text, str(path), known)
+    return parse_schema(text, str(path))
 
 
 def load_schema(corpus_dir: Path) -> Schema:

@@ -95,3 +95,9 @@ class Schema(_Strict):
     types: dict[str, EntityType] = Field(default_factory=dict)
     qualifiers: dict[str, Qualifier] = Field(default_factory=dict)
     mappings: tuple[Mapping, ...] = ()
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, v: object) -> object:
+        # `version: 3` or `version: 2026.11` in YAML is a number; it names a version all the same
+        return str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v

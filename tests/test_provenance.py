@@ -143,11 +143,12 @@ def test_page_dbom_content(acme_wiki: Path) -> None:
         "compiler_version", "schema_version", "extraction_backend", "extraction_model",
         "prompt_template_digest", "authority_policy_digest", "corpus_schema_version",
         "corpus_schema_digest"}
-    # the schema the page compiled under (issue 20): the bundled base, no schema.yaml here
-    from compiler.schema import base_schema, digest
+    # the schema the page compiled under (issue 20): the base with examples/acme/schema.yaml
+    from compiler.schema import digest, load_schema
 
-    assert bd["internalParameters"]["corpus_schema_digest"] == digest(base_schema())
-    assert bd["internalParameters"]["corpus_schema_version"] == base_schema().version
+    schema = load_schema(ROOT / "examples" / "acme")
+    assert bd["internalParameters"]["corpus_schema_digest"] == digest(schema)
+    assert bd["internalParameters"]["corpus_schema_version"] == schema.version == "acme-2026.11"
     meta = doc["predicate"]["runDetails"]["metadata"]
     assert meta["startedOn"] <= meta["finishedOn"] and meta["invocationId"]
     claims = doc["predicate"]["folio"]["claims"]

@@ -146,6 +146,15 @@ class RenderedPage(NamedTuple):
     search_rows: list[tuple[str, str, str, str, str, str]]
 
 
+def _searchable(c: Claim) -> str:
+    """The value as written, and its typed form where that reads differently, so a search for
+    ``22000000`` finds ``$22M`` and one for ``Food & Beverage`` finds ``FOOD_BEVERAGES``."""
+    n = c.normalized
+    if c.kind in ("field", "fact") and n and n.lower() != c.value.lower():
+        return f"{c.value} {n}"
+    return c.value
+
+
 def render(jobs: list[PageJob]) -> list[RenderedPage]:
     """Pages' claims → their markdown and sidecar bytes (returned only if they changed), and,
     when this compile signs here, their bundles. A batch of pages at a time, so that their
@@ -195,5 +204,5 @@ def _render_one(job: PageJob) -> tuple[RenderedPage, bytes | None]:
         type=entity.type, title=entity.name, summary=summary,
         statuses=[(s, cid) for cid, s in status.items()],
         conflicts=[(c.id, entity.id, c.state, js) for c, js in zip(conflicts, conflict_jsons)],
-        search_rows=[(c.id, entity.id, name, c.attribute, c.value, c.quote) for c in claims],
+        search_rows=[(c.id, entity.id, name, c.label, _searchable(c), c.quote) for c in claims],
     ), payload

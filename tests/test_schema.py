@@ -504,3 +504,19 @@ def test_schema_md_dbom_and_lint_describe_the_schema(tmp_path: Path) -> None:
         st.close()
     unmapped = {u.attribute: u.claims for u in report.unmapped}
     assert unmapped.get("region code") == 1 and "annual revenue" not in unmapped
+
+
+def test_search_finds_a_value_by_its_typed_form(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, hs={"annualrevenue": "$2.1B"})
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today=TODAY)
+    st = wiki_state(wiki)
+    try:
+        by_id = {c.id: c for c, _ in st.iter_claims()}
+        found = {by_id[cid].value for cid, _ in st.search_claims("beverage", 20)}
+        # HubSpot wrote FOOD_BEVERAGES: only its typed form says "beverage"
+        assert found == {"FOOD_BEVERAGES", "Food & Beverage"}
+        found = {by_id[cid].value for cid, _ in st.search_claims("2100000000", 20)}
+        assert found == {"$2.1B"}
+    finally:
+        st.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
@@ -346,4 +346,4 @@ def normalize(value: str, vtype: str = "text", *, unit: str | None = None,
 
 
 __all__ = ["format_datetime", "format_number", "normalize", "parse_date", "parse_datetime",
-           "parse_number", "timedelta"]
+           "parse_number"]

@@ -520,3 +520,12 @@ def test_search_finds_a_value_by_its_typed_form(tmp_path: Path) -> None:
         assert found == {"$2.1B"}
     finally:
         st.close()
+
+
+def test_a_mapping_without_entity_type_may_name_an_attribute_of_several_types(
+        tmp_path: Path) -> None:
+    (tmp_path / "schema.yaml").write_text(
+        "mappings:\n  - system: pipedrive\n    fields: {phone_number: phone}\n")
+    vocab = vocabulary(load_schema(tmp_path))  # phone: on account and on contact
+    assert vocab.field("pipedrive", "x", "person", "contact", "phone_number")[0].type == "contact"
+    assert vocab.field("pipedrive", "x", "org", "account", "phone_number")[0].type == "account"

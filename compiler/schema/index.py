@@ -87,6 +87,13 @@ class Vocabulary:
         found = self._anywhere.get(attr_key(name), [])
         return found[0] if len(found) == 1 else None
 
+    def declared_anywhere(self, name: str) -> Declared | None:
+        """The first type's attribute named (or phrased) ``name``, whichever type it is on."""
+        for table in self._attrs.values():
+            if (d := table.get(attr_key(name))) is not None:
+                return d
+        return None
+
     def declared(self) -> Iterator[Declared]:
         for table in self._attrs.values():
             seen: set[str] = set()

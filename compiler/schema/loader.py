@@ -219,7 +219,9 @@ def _check_mappings(schema: Schema, path: Path) -> None:
     for i, m in enumerate(schema.mappings):
         for field, target in m.fields.items():
             name = target if isinstance(target, str) else target.attribute
-            if vocab.attribute_anywhere(name, m.entity_type) is None:
+            declared = (vocab.attribute(m.entity_type, name) if m.entity_type
+                        else vocab.declared_anywhere(name))
+            if declared is None:
                 raise SchemaError(
                     f"{path}: mappings[{i}].fields.{field}: attribute {name!r} is not declared"
                     + (f" on type {m.entity_type!r}" if m.entity_type else " on any type"))

@@ -14,6 +14,7 @@ Pure: the same record, extraction, registry and schema always give the same clai
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from .extract.base import Extraction, RawClaim
 from .models import Authority, Claim, ClaimKind, Mention, SourceRecord
@@ -83,15 +84,16 @@ def _mentions(raw: RawClaim, subject: str, lookup: Lookup) -> tuple[Mention, ...
 
 
 def _declared(raw: RawClaim, record: SourceRecord, subject: str, attribute: str,
-              vocab: Vocabulary) -> Declared | None:
+              vocab: Vocabulary, mapped: bool) -> Declared | None:
     """The schema's attribute a comparable claim states. A fact the extractor left unmapped
-    maps here only by the attribute's own name: a phrase ("severity", "reported by") needs
-    the sentence's context, which is extraction's to judge."""
+    (or whose typed subject was not found) maps here only by an attribute's own name on its
+    subject's type: a phrase ("severity", "reported by") needs the sentence's context, which
+    is extraction's to judge."""
     if raw.kind == "field":
         on = raw.subject_type or record.entity_type
-        return vocab.attribute(on, attribute) if raw.mapped else vocab.attribute_named(
+        return vocab.attribute(on, attribute) if mapped else vocab.attribute_named(
             on, attribute)
-    if raw.mapped:
+    if mapped:
         return vocab.attribute(raw.subject_type or _type_of(subject), attribute)
     return vocab.attribute_named(_type_of(subject), attribute)
 
@@ -122,7 +124,8 @@ def link_record(
                              subject, lookup)
         value_type, normalized, cardinality = "text", None, "single"
         if kind in ("field", "fact"):
-            d = _declared(raw, record, subject, attribute, vocab) if vocab is not None else None
+            d = (_declared(raw, record, subject, attribute, vocab, mapped)
+                 if vocab is not None else None)
             if d is not None:
                 target = field_target(vocab, record, raw.field) if raw.field else None
                 fm = target[1] if target is not None and target[0] == d else None
@@ -163,7 +166,7 @@ def link_record(
     return claims
 
 
-def _stated_at(record: SourceRecord, raw: RawClaim):  # noqa: ANN202 - datetime | None
+def _stated_at(record: SourceRecord, raw: RawClaim) -> datetime | None:
     """A claim quoted from a span with its own time (a Jira comment) is as of that time;
     None means "the record's time" (kept out of every other claim's JSON)."""
     if not record.span_times or raw.span is None:

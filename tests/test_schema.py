@@ -380,6 +380,11 @@ def test_typed_subject_prefers_an_entity_of_that_type_named_in_the_sentence() ->
     # no entity of the type and no home: the record's own entity, unmapped
     assert (claims["9 days"].subject, claims["9 days"].mapped) == ("ticket/ticket-10", False)
     assert claims["9 days"].value_type == "text"
+    # a policy attribute, no policy named and its home not in the wiki: stays on the ticket,
+    # unmapped (a ticket has no refund window)
+    alone = _link([note], {note.id: [_refund_claim("It is 9 days.", "9 days")]}, policy, schema)
+    assert [(c.subject, c.mapped, c.value_type, c.qualifiers) for c in alone
+            if c.value == "9 days"] == [("ticket/ticket-10", False, "text", {})]
 
 
 # -- 4: authority semantics --------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Wiki health checks. Errors make ``folio lint`` exit non-zero; warnings do not.
 
 - open-contradiction (error): equal authority, different values
+- possible-contradiction (warning): the same, between facts read from prose under an attribute
+  the schema does not declare (surface phrases, not known to name one fact)
 - broken-link (error): a wikilink to a page that does not exist
 - missing-page-file (error): a page the state lists is not on disk
 - missing-entity (warning): a record refers to something no record describes
@@ -57,6 +59,12 @@ class LintReport(BaseModel):
         return sum(1 for f in self.findings if f.severity == "warning")
 
 
+def _surface_only(claims: list[Claim]) -> bool:
+    """Every contested claim is a prose fact on an attribute the schema does not declare:
+    two sentences' surface phrases, which may not name the same fact at all."""
+    return all(c.kind == "fact" and not c.mapped for c in claims)
+
+
 def _contradictions(state: State) -> list[Finding]:
     out = []
     for conflict in state.open_conflicts():
@@ -65,9 +73,19 @@ def _contradictions(state: State) -> list[Finding]:
             f"{c.value!r} from {c.source.label} ({c.authority.rule}, rank {c.authority.rank})"
             for c, _ in claims.values()
         )
+        if _surface_only([c for c, _ in claims.values()]):
+            out.append(Finding(
+                severity="warning", code="possible-contradiction", page=conflict.subject,
+                message=f"{conflict.subject}: '{conflict.label}' (not in the schema) reads "
+                        "differently in equal-authority sources: " + "; ".join(parts)
+                        + ". Declare the attribute in schema.yaml to compare it as a fact.",
+                claims=list(conflict.contested),
+                sources=sorted({c.source.label for c, _ in claims.values()}),
+            ))
+            continue
         out.append(Finding(
             severity="error", code="open-contradiction", page=conflict.subject,
-            message=f"{conflict.subject}: '{conflict.attribute}' has equal-authority values: "
+            message=f"{conflict.subject}: '{conflict.label}' has equal-authority values: "
                     + "; ".join(parts),
             claims=list(conflict.contested),
             sources=sorted({c.source.label for c, _ in claims.values()}),

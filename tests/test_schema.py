@@ -534,3 +534,33 @@ def test_a_mapping_without_entity_type_may_name_an_attribute_of_several_types(
     vocab = vocabulary(load_schema(tmp_path))  # phone: on account and on contact
     assert vocab.field("pipedrive", "x", "person", "contact", "phone_number")[0].type == "contact"
     assert vocab.field("pipedrive", "x", "org", "account", "phone_number")[0].type == "account"
+
+
+def test_lint_tells_surface_phrase_disagreements_from_fact_contradictions(tmp_path: Path) -> None:
+    """Two prose facts under an undeclared attribute are a possible contradiction (warning);
+    declared in schema.yaml, the same disagreement is an open contradiction (error)."""
+    from compiler.lint import lint
+
+    corpus = tmp_path / "corpus"
+    (corpus / "notes").mkdir(parents=True)
+    (corpus / "sources.yaml").write_text(
+        "tenant: t\nsources:\n  - {path: notes, system: markdown, instance: notes}\n")
+    for name, days in (("a", 30), ("b", 45)):
+        (corpus / "notes" / f"{name}.md").write_text(
+            f"---\ntitle: Note {name}\nupdated: 2026-11-0{1 if name == 'a' else 2}\n---\n"
+            f"Project Kestrel's review cycle is {days} days.\n")
+    (corpus / "notes" / "k.md").write_text("---\ntitle: Project Kestrel\n---\nA project.\n")
+
+    def findings(wiki: Path) -> dict[str, str]:
+        compile_wiki(corpus, wiki, today=TODAY)
+        st = wiki_state(wiki)
+        try:
+            return {f.code: f.severity for f in lint(st, wiki, datetime(2026, 11, 21, tzinfo=UTC))
+                    .findings if "contradiction" in f.code}
+        finally:
+            st.close()
+
+    assert findings(tmp_path / "w1") == {"possible-contradiction": "warning"}
+    (corpus / "schema.yaml").write_text(
+        "types:\n  topic:\n    attributes:\n      review cycle: {type: duration, unit: days}\n")
+    assert findings(tmp_path / "w2") == {"open-contradiction": "error"}

@@ -564,3 +564,28 @@ def test_lint_tells_surface_phrase_disagreements_from_fact_contradictions(tmp_pa
     (corpus / "schema.yaml").write_text(
         "types:\n  topic:\n    attributes:\n      review cycle: {type: duration, unit: days}\n")
     assert findings(tmp_path / "w2") == {"open-contradiction": "error"}
+
+
+def test_a_field_map_carries_qualifiers_and_a_value_map(tmp_path: Path) -> None:
+    (tmp_path / "schema.yaml").write_text(REFUND_SCHEMA + """
+mappings:
+  - system: salesforce
+    record_type: Account
+    fields:
+      Ent_Refund_Days__c: {attribute: refund window, qualifiers: {Customer Tier: ent}}
+      Sector__c: {attribute: industry, values: {"F&B ": Food & Beverage}}
+""")
+    schema = load_schema(tmp_path)
+    record = _record(fields={"Ent_Refund_Days__c": 45, "Sector__c": "F&B"})
+    raws = {c.field: c for c in structured_claims(record, schema)}
+    assert raws["Ent_Refund_Days__c"].qualifiers == (("customer tier", "Enterprise"),)
+    claims = {c.field: c for c in link_record(
+        record, Extraction(backend="t", claims=tuple(raws.values())),
+        NameIndex([declaration_for(record, 10)]), Authority(rank=10, rule="r"), schema)}
+    window = claims["Ent_Refund_Days__c"]
+    # declared on policies, stated by an account's field: the field's own record is the subject
+    assert (window.attribute, window.qualifiers, window.normalized) == (
+        "refund window", {"customer tier": "Enterprise"}, "45 days")
+    sector = claims["Sector__c"]
+    assert (sector.attribute, sector.value, sector.normalized) == (
+        "industry", "F&B", "Food & Beverage")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .keys import attr_key, type_key, value_key
-from .model import Attribute, FieldMap, Schema
+from .model import Attribute, FieldMap, Mapping, Schema
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class Vocabulary:
                     values.setdefault(value_key(str(s)), label)
             self._qualifiers[attr_key(qname)] = (qname, values)
         # system → [(specificity, order, mapping, fields by key)]
-        self._mappings: dict[str, list[tuple[int, int, object, dict[str, FieldMap]]]] = {}
+        self._mappings: dict[str, list[tuple[int, int, Mapping, dict[str, FieldMap]]]] = {}
         for order, m in enumerate(schema.mappings):
             fields = {attr_key(f): (FieldMap(attribute=t) if isinstance(t, str) else t)
                       for f, t in m.fields.items()}
@@ -135,14 +135,14 @@ class Vocabulary:
         best: tuple[int, int] | None = None
         hit: tuple[Declared, FieldMap] | None = None
         for specificity, order, m, fields in self._mappings.get(attr_key(system), ()):
-            if m.instance is not None and m.instance != instance:  # type: ignore[attr-defined]
+            if m.instance is not None and m.instance != instance:
                 continue
-            if m.record_type is not None and type_key(m.record_type) != type_key(record_type):  # type: ignore[attr-defined]
+            if m.record_type is not None and type_key(m.record_type) != type_key(record_type):
                 continue
             fm = fields.get(fkey)
             if fm is None or (best is not None and (specificity, order) < best):
                 continue
-            on = m.entity_type or entity_type  # type: ignore[attr-defined]
+            on = m.entity_type or entity_type
             d = self.attribute(on, fm.attribute) or self.attribute_anywhere(fm.attribute)
             if d is not None:
                 best, hit = (specificity, order), (d, fm)

@@ -39,16 +39,14 @@ def field_attribute(vocab: Vocabulary | None, record: SourceRecord, field: str
                     ) -> tuple[str, bool, str | None, tuple[tuple[str, str], ...]]:
     """(attribute, mapped, type it is declared on, qualifiers) of one field of a record; an
     unmapped field keeps its own name, read as words (``issuetype`` → ``issue type``)."""
+    if vocab is None:
+        return humanize_field(field), False, None, ()
     hit = field_target(vocab, record, field)
     if hit is None:
-        if vocab is None:
-            return humanize_field(field), False, None, ()
         return field_words(field, vocab.words), False, None, ()
     d, fm = hit
-    quals = []
-    for q, v in fm.qualifiers.items():
-        name = vocab.qualifier(q) or q  # type: ignore[union-attr]
-        quals.append((name, vocab.qualifier_value(q, v) or v))  # type: ignore[union-attr]
+    quals = [(vocab.qualifier(q) or q, vocab.qualifier_value(q, v) or v)
+             for q, v in fm.qualifiers.items()]
     return d.name, True, d.type, tuple(sorted(quals))
 
 

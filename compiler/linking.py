@@ -136,6 +136,9 @@ def link_record(
                 mapped = False
                 normalized = normalize_value(value)
         elif kind == "reference":
+            # a relation the schema declares (an opportunity's primary product) is mapped
+            mapped = vocab is not None and vocab.attribute_named(
+                _type_of(subject), attribute) is not None
             value_type = "reference"
             normalized = mentions[0].entity if mentions else normalize_value(value)
         qualifiers = dict(raw.qualifiers) if mapped else {}
@@ -152,7 +155,7 @@ def link_record(
                 field=raw.field,
                 mentions=mentions,
                 qualifiers=qualifiers,
-                mapped=mapped and kind in ("field", "fact"),
+                mapped=mapped and kind != "statement",
                 value_type=value_type,
                 normalized=normalized,
                 cardinality=cardinality,  # type: ignore[arg-type]

@@ -589,3 +589,21 @@ mappings:
     sector = claims["Sector__c"]
     assert (sector.attribute, sector.value, sector.normalized) == (
         "industry", "F&B", "Food & Beverage")
+
+
+def test_a_declared_relation_is_a_mapped_reference_to_an_entity_id() -> None:
+    from compiler.models import Reference
+
+    schema = load_schema(Path(__file__).resolve().parents[1] / "examples" / "acme")
+    deal = _record("salesforce", "Opportunity", "opportunity", "Globex renewal", references=(
+        Reference(relation="primary product", target_type="product", target_name="Acme Edge"),
+        Reference(relation="partner", target_type="account", target_name="Acme Edge")))
+    product = _record("salesforce", "Product2", "product", "Acme Edge")
+    index = NameIndex([declaration_for(deal, 10), declaration_for(product, 10)])
+    claims = {c.attribute: c for c in link_record(
+        deal, Extraction(backend="t", claims=tuple(structured_claims(deal, schema))), index,
+        Authority(rank=10, rule="r"), schema)}
+    primary = claims["primary product"]
+    assert (primary.kind, primary.mapped, primary.value_type, primary.normalized) == (
+        "reference", True, "reference", "product/acme-edge")
+    assert claims["partner"].mapped is False

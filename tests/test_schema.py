@@ -607,3 +607,12 @@ def test_a_declared_relation_is_a_mapped_reference_to_an_entity_id() -> None:
     assert (primary.kind, primary.mapped, primary.value_type, primary.normalized) == (
         "reference", True, "reference", "product/acme-edge")
     assert claims["partner"].mapped is False
+
+
+def test_schema_scalars_are_read_as_written() -> None:
+    schema = parse_schema("version: 2026.10\ntypes:\n  account:\n    attributes:\n"
+                          "      country:\n        type: enum\n"
+                          "        values: {Norway: [NO, nor], 'Yes Corp': [yes, 1]}\n", "s.yaml")
+    country = schema.types["account"].attributes["country"]
+    assert schema.version == "2026.10"
+    assert country.values == {"Norway": ("NO", "nor"), "Yes Corp": ("yes", "1")}

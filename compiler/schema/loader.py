@@ -38,7 +38,6 @@ class _Reader:
         self.where = where
         self.lines: dict[Path_, int] = {(): 1}
         self.budget = MAX_NODES
-        self._scalars = yaml.SafeLoader("")
 
     def fail(self, line: int, key: Path_, message: str) -> SchemaError:
         return SchemaError(f"{self.where}:{line}: {_dotted(key) or '(top level)'}: {message}")
@@ -54,7 +53,7 @@ class _Reader:
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     raise self.fail(key_node.start_mark.line + 1, at, "keys must be plain text")
-                key = str(self._scalars.construct_scalar(key_node)).strip()
+                key = str(key_node.value).strip()
                 if key == "<<":
                     raise self.fail(key_node.start_mark.line + 1, at, "merge keys are not supported")
                 if key in out:
@@ -64,8 +63,11 @@ class _Reader:
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.data(item, (*at, i)) for i, item in enumerate(node.value)]
-        value = self._scalars.construct_object(node, deep=True)
-        return value.isoformat() if hasattr(value, "isoformat") else value
+        # every leaf of a schema is text: a scalar is read as written, so `NO` (Norway) is not
+        # false, `1` is the synonym "1" and a date stays the string it was
+        if node.tag == "tag:yaml.org,2002:null":
+            return None
+        return str(node.value)
 
     def line_of(self, loc: Path_) -> tuple[int, Path_]:
         """Line of the longest known prefix of a validation error's location; pydantic adds

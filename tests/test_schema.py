@@ -616,3 +616,30 @@ def test_schema_scalars_are_read_as_written() -> None:
     country = schema.types["account"].attributes["country"]
     assert schema.version == "2026.10"
     assert country.values == {"Norway": ("NO", "nor"), "Yes Corp": ("yes", "1")}
+
+
+def test_a_site_schema_edit_reships_its_claim_set(tmp_path: Path) -> None:
+    """A site's extraction maps fields through its schema: after a schema edit the unchanged
+    records' new extractions must reach the centre, so every shard is written again."""
+    from compiler.claimset import SharePolicy, export_claimset
+
+    corpus = _corpus(tmp_path)
+    site = tmp_path / "site"
+    compile_wiki(corpus, site, today=TODAY, extract_only=True)
+    out = tmp_path / "claimset"
+    _, written = export_claimset(site / ".folio" / "state.db", out, site="emea", tenant="t",
+                                 policy=SharePolicy())
+    assert written
+    _, written = export_claimset(site / ".folio" / "state.db", out, site="emea", tenant="t",
+                                 policy=SharePolicy())
+    assert written == []  # nothing changed
+    (corpus / "schema.yaml").write_text(
+        "types:\n  account:\n    attributes:\n      headcount: {type: number}\n"
+        "mappings:\n  - system: hubspot\n    fields: {numberofemployees: headcount}\n")
+    report = compile_wiki(corpus, site, today=TODAY, extract_only=True)
+    assert report.records_reextracted >= 1 and report.changed_keys == []
+    _, written = export_claimset(site / ".folio" / "state.db", out, site="emea", tenant="t",
+                                 policy=SharePolicy())
+    assert written
+    shipped = b"".join(p.read_bytes() for p in out.glob("*") if p.name != "claimset.json")
+    assert b'"attribute":"headcount"' in shipped

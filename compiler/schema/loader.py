@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from ..canonical import canonical_json, sha256_hex
 from .keys import attr_key, type_key
-from .model import Attribute, EntityType, Qualifier, Schema
+from .model import Attribute, EntityType, Mapping, Qualifier, Schema
 
 SCHEMA_FILE = "schema.yaml"
 MAX_NODES = 200_000  # scalars, lists and maps visited, aliases counted each time
@@ -191,7 +191,24 @@ def merge(base: Schema, over: Schema) -> Schema:
                                     values=values)
     return Schema(
         version=over.version if "version" in over.model_fields_set else base.version,
-        types=types, qualifiers=qualifiers, mappings=(*base.mappings, *over.mappings))
+        types=types, qualifiers=qualifiers,
+        mappings=(*_not_overridden(base.mappings, over.mappings), *over.mappings))
+
+
+def _not_overridden(base: tuple[Mapping, ...], over: tuple[Mapping, ...]) -> list[Mapping]:
+    """The base's mappings without the fields a corpus mapping covering the same records
+    names: the corpus's word wins over the base's, however specific either is."""
+    out: list[Mapping] = []
+    for b in base:
+        named = {attr_key(f) for o in over for f in o.fields
+                 if attr_key(o.system) == attr_key(b.system)
+                 and (o.instance is None or o.instance == b.instance)
+                 and (o.record_type is None or b.record_type is None
+                      or type_key(o.record_type) == type_key(b.record_type))}
+        fields = {f: t for f, t in b.fields.items() if attr_key(f) not in named}
+        if fields:
+            out.append(b if len(fields) == len(b.fields) else b.model_copy(update={"fields": fields}))
+    return out
 
 
 def load_schema_file(path: Path) -> Schema:

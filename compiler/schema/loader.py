@@ -22,6 +22,8 @@ from .keys import attr_key, type_key
 from .model import Attribute, EntityType, Mapping, Qualifier, Schema
 
 SCHEMA_FILE = "schema.yaml"
+# libyaml's composer when the wheel has it: the same nodes and marks, ~10x faster
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_NODES = 200_000  # scalars, lists and maps visited, aliases counted each time
 MAX_BYTES = 4_000_000
 
@@ -99,7 +101,7 @@ def parse_schema(text: str, where: str, known_qualifiers: frozenset[str] | None 
         raise SchemaError(f"{where}: larger than {MAX_BYTES} bytes: refused")
     reader = _Reader(where)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f"{mark.line + 1}" if mark else "?"

@@ -643,3 +643,16 @@ def test_a_site_schema_edit_reships_its_claim_set(tmp_path: Path) -> None:
     assert written
     shipped = b"".join(p.read_bytes() for p in out.glob("*") if p.name != "claimset.json")
     assert b'"attribute":"headcount"' in shipped
+
+
+def test_the_documented_example_is_a_valid_schema(tmp_path: Path) -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "schema.md").read_text()
+    example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "schema.yaml").write_text(example)
+    schema = load_schema(tmp_path)
+    vocab = vocabulary(schema)
+    industry = vocab.attribute("account", "industry")
+    assert vocab.enum_label(industry, "F&B") == "Food & Beverage"
+    hit = vocab.field("hubspot", "portal", "company", "account", "annualrevenue")
+    assert hit is not None and hit[0].name == "annual revenue"
+    assert schema.types["policy"].attributes["refund window"].home == "Refund Policy"

@@ -128,7 +128,7 @@ class FolioExtension(_Model):
 
     page: str
     claims: tuple[ClaimEntry, ...]
-    open_conflicts: tuple[str, ...] = Field((), description="attributes left contested")
+    open_conflicts: tuple[str, ...] = Field((), description="attributes left contested, with their qualifiers: refund window (Enterprise)")
     llm_usage: dict[str, float] | None = Field(
         None, description="LLM backends: the sum of the resolved dependencies' llm_usage, what "
         "extracting this page's sources cost (a record feeding several pages counts in each)")
@@ -266,7 +266,7 @@ def page_statement_doc(
     ]
     folio: dict[str, Any] = {
         "page": page, "claims": entries,
-        "open_conflicts": sorted(c.attribute for c in conflicts if c.state == "open"),
+        "open_conflicts": sorted(c.label for c in conflicts if c.state == "open"),
     }
     spent = [d["annotations"]["llm_usage"] for d in deps.values() if "llm_usage" in d["annotations"]]
     if spent:
@@ -395,7 +395,7 @@ def page_statement_bytes(
                 total[k] = total.get(k, 0.0) + v
         llm = ',"llm_usage":' + canonical_json(
             {k: round(v, 9) for k, v in sorted(total.items())}).decode("utf-8")
-    open_conflicts = ",".join(enc(a) for a in sorted(c.attribute for c in conflicts
+    open_conflicts = ",".join(enc(a) for a in sorted(c.label for c in conflicts
                                                       if c.state == "open"))
     sha = page_sha256 if page_sha256 is not None else sha256_hex(page_bytes)
     return (

@@ -8,14 +8,15 @@ unnamed custom fields are ids without meaning in a wiki and are skipped, as for 
 the record's labels. A ticket with ``status: "deleted"`` is skipped here: the incremental export
 reports deletions that way and the API connector turns them into tombstones.
 
-The organization becomes a reference when its name is known: from the ``organizations`` sideload
-(``include=organizations``) or ``options.organization_names``; its id is always a field.
+The organization is a reference by its name when the name is known (the ``organizations``
+sideload, ``include=organizations``, or ``options.organization_names``), else by the name
+every organization record also goes by, ``Zendesk organization <id>``; its id is always a field.
 
 Organization exports (``GET /api/v2/organizations.json``, ``/organizations/{id}.json``) are read
 too: one record per organization, type ``organization``, describing an ``account`` entity under
-the organization's name (its domain names are aliases), so the name tickets refer to lands on
-the same page as the CRM's account; details and notes are its body, tags its labels,
-``organization_fields`` its fields.
+the organization's name, with ``Zendesk organization <id>`` and its domain names as aliases: a
+ticket that knows only the organization's id links to the same page as the CRM's account of
+that name. Details and notes are its body, tags its labels, ``organization_fields`` its fields.
 
 ACL: Zendesk has no per-ticket sharing list. Agents see tickets by role and group, and end users
 of the requester's organization see them when the organization shares tickets. The record is
@@ -121,7 +122,8 @@ def _organization(org: Any, pointer: str, path: str, source: SourceConfig, tenan
         body=body,
         fields=fields,
         entity_type="account",
-        aliases=sorted_unique(d for d in as_list(org.get("domain_names")) if isinstance(d, str)),
+        aliases=sorted_unique([org_alias(org_id), *(
+            d for d in as_list(org.get("domain_names")) if isinstance(d, str))]),
         labels=sorted_unique(as_list(org.get("tags"))),
         acl=ticket_acl(org_id, source),
         origin=origin(path, pointer),
@@ -133,6 +135,11 @@ def _org_url(org: dict[str, Any], org_id: str, source: SourceConfig) -> str | No
     base = api.split("/api/v2/", 1)[0] if isinstance(api, str) and "/api/v2/" in api \
         else source.options.get("base_url")
     return f"{str(base).rstrip('/')}/agent/organizations/{org_id}" if base else None
+
+
+def org_alias(organization_id: Any) -> str:
+    """The name an organization goes by where only its id is known."""
+    return f"Zendesk organization {organization_id}"
 
 
 def organization_names(doc: Any) -> dict[str, str]:
@@ -162,7 +169,7 @@ def _record(
     subject = ticket.get("subject") or ticket.get("raw_subject")
     description = ticket.get("description")
     org = ticket.get("organization_id")
-    org_name = orgs.get(str(org)) if org is not None else None
+    org_name = (orgs.get(str(org)) or org_alias(org)) if org not in (None, "") else None
     return SourceRecord(
         tenant=tenant,
         system=ZendeskConnector.system,

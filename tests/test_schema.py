@@ -475,6 +475,11 @@ def test_zendesk_organizations_are_read_and_name_the_account(tmp_path: Path) -> 
         {"id": 360000111, "name": "Globex Corporation", "domain_names": ["globex.example"],
          "details": "Key account since 2019.", "tags": ["vip"],
          "updated_at": "2026-09-01T00:00:00Z"}], "next_page": None}))
+    # a ticket export that knows the organization by id only
+    (corpus / "zd" / "tickets.json").write_text(json.dumps({"tickets": [
+        {"id": 77, "subject": "Invoice question", "description": "Where is my invoice?",
+         "status": "open", "organization_id": 360000111,
+         "updated_at": "2026-11-02T00:00:00Z"}]}))
     wiki = tmp_path / "wiki"
     report = compile_wiki(corpus, wiki, today=TODAY)
     assert report.rejected == 0
@@ -483,7 +488,10 @@ def test_zendesk_organizations_are_read_and_name_the_account(tmp_path: Path) -> 
         entity = st.entity("account/globex")
         assert entity is not None
         assert "t/zendesk/t.zendesk.com/organization/360000111" in entity.declared_by
-        assert "globex.example" in entity.aliases
+        assert {"globex.example", "Zendesk organization 360000111"} <= set(entity.aliases)
+        (ref,) = [c for c, _ in st.iter_claims()
+                  if c.subject == "ticket/ticket-77" and c.kind == "reference"]
+        assert ref.normalized == "account/globex"  # the ticket links to the CRM's account
     finally:
         st.close()
 

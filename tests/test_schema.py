@@ -135,6 +135,8 @@ def test_corpus_schema_extends_and_overrides_the_base(tmp_path: Path) -> None:
     ("types:\n  account:\n    attribs: {}\n", 3, "types.account.attribs", "Extra inputs"),
     ("mappings:\n  - system: hubspot\n    fields: [a, b]\n", 3, "mappings[0].fields",
      "valid dictionary"),
+    ("types:\n  account:\n    attributes:\n      Annual Revenue: {}\n      annual_revenue: {}\n",
+     5, "types.account.attributes.annual_revenue", "the same attribute as 'Annual Revenue'"),
 ])
 def test_schema_errors_name_file_line_and_key(tmp_path: Path, text: str, line: int, key: str,
                                              why: str) -> None:

@@ -132,6 +132,13 @@ def _dangling(schema: Schema, data: dict[str, Any], known: frozenset[str]
     raw_types = data.get("types") or {}
     declared_q = {attr_key(q) for q in schema.qualifiers} | known
     for tname, t in raw_types.items():
+        seen: dict[str, str] = {}
+        for aname in ((t or {}).get("attributes") or {}):
+            other = seen.setdefault(attr_key(aname), aname)
+            if other != aname:
+                problems.append((("types", tname, "attributes", aname),
+                                 f"the same attribute as {other!r} (names compare without "
+                                 "case, spaces and underscores)"))
         for aname, a in ((t or {}).get("attributes") or {}).items():
             for i, q in enumerate((a or {}).get("qualifiers") or ()):
                 if attr_key(str(q)) not in declared_q:

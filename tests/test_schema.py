@@ -98,6 +98,10 @@ def test_base_schema_maps_the_standard_fields_of_each_system() -> None:
     assert vocab.enum_label(industry, "FOOD_BEVERAGES") == "Food & Beverage"
     assert vocab.enum_label(industry, "COMPUTER_SOFTWARE") == "Computer Software"
     assert vocab.enum_label(industry, "Food & Beverage") == "Food & Beverage"
+    country = vocab.attribute("account", "billing country")
+    assert {vocab.enum_label(country, v) for v in ("US", "USA", "United States", "U.S.")} == {
+        "United States"}
+    assert vocab.enum_label(country, "NO") == "Norway"
 
 
 def test_corpus_schema_extends_and_overrides_the_base(tmp_path: Path) -> None:

@@ -63,6 +63,12 @@ def test_money_number_percent_date_datetime_boolean() -> None:
     assert {normalize(v, "boolean") for v in ("Yes", "true", "checked")} == {"true"}
     # what does not read as its type falls back to text: never equal to a number
     assert normalize("TBD", "money", currency="USD") == "tbd"
+    # text with a shape: a web address, a phone number (a date stays a date)
+    assert {normalize(v, "text") for v in ("https://www.globex.example/", "www.globex.example",
+                                           "globex.example")} == {"globex.example"}
+    assert {normalize(v, "text") for v in ("+1 555 0100", "+1-555-0100", "+15550100")} == {
+        "+15550100"}
+    assert normalize("2026-03-01", "text") == "2026-03-01"
 
 
 def test_names_and_enum_values_compare_by_key_and_words() -> None:

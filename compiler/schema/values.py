@@ -294,6 +294,26 @@ def _boolean(text: str) -> str | None:
     return None
 
 
+# -- text that has a shape: web addresses and phone numbers ------------------------------------
+
+_URL = re.compile(r"^(?:https?://)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)(/[^\s?#]*)?/?$")
+_PHONE = re.compile(r"^\+?[\d\s().\-/]{7,}$")
+
+
+def _shaped_text(text: str) -> str | None:
+    """``https://www.globex.example/`` = ``www.globex.example``; ``+1 (555) 010-0100`` =
+    ``+1 555 010 0100``. Only values written as an address (scheme or ``www.``) or a phone
+    number (a leading ``+`` or bracket, or separators between 7+ digits that do not make a
+    date) are read so."""
+    if text.startswith(("http://", "https://", "www.")) and (m := _URL.match(text)):
+        return m[1] + (m[2] or "").rstrip("/")
+    if _PHONE.match(text) and parse_date(text) is None:
+        digits = re.sub(r"\D", "", text)
+        if len(digits) >= 7 and (text[0] in "+(" or len(re.findall(r"[\s().\-/]", text)) >= 1):
+            return ("+" if text.startswith("+") else "") + digits
+    return None
+
+
 # -- the entry point --------------------------------------------------------------------------
 
 Resolver = Callable[[str], str | None]
@@ -336,6 +356,8 @@ def normalize(value: str, vtype: str = "text", *, unit: str | None = None,
         hit = reference(shown)
         if hit is not None:
             return hit
+    if vtype == "text" and (shaped := _shaped_text(shown.lower())) is not None:
+        return shaped
     if vtype in ("number", "money", "percent", "duration", "date", "datetime", "boolean"):
         text = shown.lower().rstrip(".;")
         # datetimes keep their case-sensitive ISO form for fromisoformat

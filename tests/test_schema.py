@@ -676,3 +676,16 @@ def test_the_documented_example_is_a_valid_schema(tmp_path: Path) -> None:
     hit = vocab.field("hubspot", "portal", "company", "account", "annualrevenue")
     assert hit is not None and hit[0].name == "annual revenue"
     assert schema.types["policy"].attributes["refund window"].home == "Refund Policy"
+
+
+def test_a_field_map_scale_makes_hubspots_probability_a_percent() -> None:
+    schema = base_schema()
+    sf = _record(rtype="Opportunity", etype="opportunity", name="Big Deal",
+                 fields={"Probability": 60.0})
+    hs = _record("hubspot", "deal", "opportunity", "Big Deal",
+                 fields={"hs_deal_stage_probability": "0.6"})
+    index = NameIndex([declaration_for(sf, 10), declaration_for(hs, 10)])
+    claims = [c for r in (sf, hs) for c in link_record(
+        r, Extraction(backend="t", claims=tuple(structured_claims(r, schema))), index,
+        Authority(rank=10, rule="r"), schema) if c.attribute == "probability"]
+    assert sorted((c.value, c.normalized) for c in claims) == [("0.6", "60"), ("60", "60")]

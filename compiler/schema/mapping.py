@@ -13,7 +13,7 @@ from ..text import humanize_field
 from .index import Declared, Vocabulary
 from .keys import field_words, value_key
 from .model import FieldMap
-from .values import format_number, normalize
+from .values import format_number, normalize, parse_number
 
 
 def source_form(value: Scalar) -> str:
@@ -55,6 +55,10 @@ def normalized_value(vocab: Vocabulary, d: Declared, value: str, fm: FieldMap | 
     """The comparison form of ``value`` for attribute ``d`` (``fm``: the field map the value
     came through, whose value map applies first; ``reference``: name key lookup)."""
     spec = d.spec
+    if fm is not None and fm.scale is not None:
+        got = parse_number(value.strip().lower())
+        if got is not None and not got[1]:
+            value = format_number(got[0] * Decimal(repr(fm.scale)))
     if fm is not None and fm.values:
         wanted = value_key(value)
         for source, canonical in fm.values.items():

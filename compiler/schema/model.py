@@ -78,6 +78,9 @@ class FieldMap(_Strict):
         default_factory=dict, description="source value or code → canonical value")
     qualifiers: dict[str, str] = Field(
         default_factory=dict, description="qualifier values this field always carries")
+    scale: float | None = Field(
+        None, description="numbers: multiply the source's value by this before comparing "
+        "(HubSpot's 0–1 deal probability × 100 is a percent)")
 
 
 class Mapping(_Strict):

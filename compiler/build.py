@@ -50,6 +50,7 @@ from .settings import FolioSettings
 from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
+from .steps import reextract as reextract_step
 from .steps import render as render_step
 from .workers import Runner, step_runner, worker_count
 
@@ -274,21 +275,32 @@ class _Compile:
         st, backend = self.state, self.backend
         keys = [k for k in st.all_record_keys() if k not in skip]
         self.progress.phase("re-extract", len(keys))
-        for wave in _waves(keys):
-            updates: list[tuple[str, str]] = []
-            for key, record_json, ex_json, sha in st.load_records(wave):
-                record = SourceRecord.model_validate_json(record_json)
-                if record.sha256 != sha:
-                    continue
-                cached = st.cached_extraction(backend.digest, sha)
-                new = cached if cached is not None else backend.extract(record).model_dump_json()
-                if cached is None and not getattr(backend, "fork_safe", False):
-                    st.cache_extraction(backend.digest, sha, new)
-                if new != ex_json:
-                    updates.append((key, new))
-            st.set_extractions(updates)
-            self.report.records_reextracted += len(updates)
-            self.progress.advance(len(wave))
+        # pure, cheap backends in the worker processes; others here, through their cache
+        workers = self.workers if getattr(backend, "fork_safe", False) else 1
+        with step_runner(workers, len(keys), self.settings.parallel_min_items,
+                         {"backend": backend}, self.state.release_memory) as run:
+            for wave in _waves(keys):
+                rows = sorted(st.load_records(wave))
+                if workers == 1 and not getattr(backend, "fork_safe", False):
+                    results = [self._reextract_cached(row) for row in rows]
+                else:
+                    results = list(run(reextract_step, rows))
+                updates = [(key, new) for key, new in results if new is not None]
+                st.set_extractions(updates)
+                self.report.records_reextracted += len(updates)
+                self.progress.advance(len(wave))
+
+    def _reextract_cached(self, row: tuple[str, str, str, str]) -> tuple[str, str | None]:
+        st, backend = self.state, self.backend
+        key, record_json, old, sha = row
+        record = SourceRecord.model_validate_json(record_json)
+        if record.sha256 != sha:
+            return key, None
+        new = st.cached_extraction(backend.digest, sha)
+        if new is None:
+            new = backend.extract(record).model_dump_json()
+            st.cache_extraction(backend.digest, sha, new)
+        return key, (new if new != old else None)
 
     # -- 1: scan ---------------------------------------------------------------------------
     def _scan(self) -> tuple[list[tuple], set[str]]:

@@ -89,6 +89,19 @@ def _extracted_row(x: ExtractedRecord, rel: str) -> RecordRow:
     )
 
 
+def reextract(item: tuple[str, str, str, str]) -> tuple[str, str | None]:
+    """(record key, record JSON, stored extraction JSON, record sha256) → the key and the
+    record's new extraction JSON when it differs from the stored one (else None). A record
+    whose stored digest is not its content's was extracted elsewhere (a site's claim set):
+    it keeps that extraction."""
+    key, record_json, old, sha = item
+    record = SourceRecord.model_validate_json(record_json)
+    if record.sha256 != sha:
+        return key, None
+    new = CONTEXT["backend"].extract(record).model_dump_json()
+    return key, (new if new != old else None)
+
+
 class ClaimRow(NamedTuple):
     id: str
     subject: str

@@ -50,6 +50,7 @@ from .settings import FolioSettings
 from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
+from .steps import claims_differ
 from .steps import reextract as reextract_step
 from .steps import render as render_step
 from .workers import Runner, step_runner, worker_count
@@ -112,7 +113,7 @@ class CompileReport:
     # relinked (and, where extraction uses it, re-extracted); only pages whose claims
     # changed were rendered, every page's DBOM re-signed with the new schema digest
     schema_changed: bool = False
-    records_reextracted: int = 0
+    records_reextracted: int = 0  # unchanged records whose extracted claims changed
 
     @property
     def rejected(self) -> int:
@@ -285,22 +286,21 @@ class _Compile:
                     results = [self._reextract_cached(row) for row in rows]
                 else:
                     results = list(run(reextract_step, rows))
-                updates = [(key, new) for key, new in results if new is not None]
-                st.set_extractions(updates)
-                self.report.records_reextracted += len(updates)
+                st.set_extractions([(key, new) for key, new, _ in results if new is not None])
+                self.report.records_reextracted += sum(changed for _, _, changed in results)
                 self.progress.advance(len(wave))
 
-    def _reextract_cached(self, row: tuple[str, str, str, str]) -> tuple[str, str | None]:
+    def _reextract_cached(self, row: tuple[str, str, str, str]) -> tuple[str, str | None, bool]:
         st, backend = self.state, self.backend
         key, record_json, old, sha = row
         record = SourceRecord.model_validate_json(record_json)
         if record.sha256 != sha:
-            return key, None
+            return key, None, False
         new = st.cached_extraction(backend.digest, sha)
         if new is None:
             new = backend.extract(record).model_dump_json()
             st.cache_extraction(backend.digest, sha, new)
-        return key, (new if new != old else None)
+        return key, (new if new != old else None), claims_differ(old, new)
 
     # -- 1: scan ---------------------------------------------------------------------------
     def _scan(self) -> tuple[list[tuple], set[str]]:

@@ -89,17 +89,23 @@ def _extracted_row(x: ExtractedRecord, rel: str) -> RecordRow:
     )
 
 
-def reextract(item: tuple[str, str, str, str]) -> tuple[str, str | None]:
-    """(record key, record JSON, stored extraction JSON, record sha256) → the key and the
-    record's new extraction JSON when it differs from the stored one (else None). A record
-    whose stored digest is not its content's was extracted elsewhere (a site's claim set):
-    it keeps that extraction."""
+def reextract(item: tuple[str, str, str, str]) -> tuple[str, str | None, bool]:
+    """(record key, record JSON, stored extraction JSON, record sha256) → the key, the
+    record's new extraction JSON when it differs from the stored one (else None) and whether
+    its claims differ (not only the backend digest it names). A record whose stored digest is
+    not its content's was extracted elsewhere (a site's claim set): it keeps that extraction."""
     key, record_json, old, sha = item
     record = SourceRecord.model_validate_json(record_json)
     if record.sha256 != sha:
-        return key, None
+        return key, None, False
     new = CONTEXT["backend"].extract(record).model_dump_json()
-    return key, (new if new != old else None)
+    return key, (new if new != old else None), claims_differ(old, new)
+
+
+def claims_differ(old: str, new: str) -> bool:
+    """Two extractions' JSON differ beyond the backend digest they lead with."""
+    marker = ',"claims":'
+    return old.partition(marker)[2] != new.partition(marker)[2] or marker not in new
 
 
 class ClaimRow(NamedTuple):

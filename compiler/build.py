@@ -277,15 +277,14 @@ class _Compile:
         keys = [k for k in st.all_record_keys() if k not in skip]
         self.progress.phase("re-extract", len(keys))
         # pure, cheap backends in the worker processes; others here, through their cache
-        workers = self.workers if getattr(backend, "fork_safe", False) else 1
-        with step_runner(workers, len(keys), self.settings.parallel_min_items,
-                         {"backend": backend}, self.state.release_memory) as run:
+        pure = getattr(backend, "fork_safe", False)
+        with step_runner(self.workers if pure else 1, len(keys),
+                         self.settings.parallel_min_items, {"backend": backend},
+                         self.state.release_memory) as run:
             for wave in _waves(keys):
                 rows = sorted(st.load_records(wave))
-                if workers == 1 and not getattr(backend, "fork_safe", False):
-                    results = [self._reextract_cached(row) for row in rows]
-                else:
-                    results = list(run(reextract_step, rows))
+                results = (list(run(reextract_step, rows)) if pure
+                           else [self._reextract_cached(row) for row in rows])
                 st.set_extractions([(key, new) for key, new, _ in results if new is not None])
                 self.report.records_reextracted += sum(changed for _, _, changed in results)
                 self.progress.advance(len(wave))

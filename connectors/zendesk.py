@@ -13,10 +13,15 @@ sideload, ``include=organizations``, or ``options.organization_names``), else by
 every organization record also goes by, ``Zendesk organization <id>``; its id is always a field.
 
 Organization exports (``GET /api/v2/organizations.json``, ``/organizations/{id}.json``) are read
-too: one record per organization, type ``organization``, describing an ``account`` entity under
-the organization's name, with ``Zendesk organization <id>`` and its domain names as aliases: a
-ticket that knows only the organization's id links to the same page as the CRM's account of
-that name. Details and notes are its body, tags its labels, ``organization_fields`` its fields.
+too: one record per organization, type ``organization``, describing an ``account`` entity. Help
+desks name organizations their own way (``NORDWIND``) and commonly keep the CRM account's name
+in an organization field: the field ``options.organization_name_field`` names, else the first
+field whose key reads as a CRM/account/company name (``crm_account_name``, ``account_name``,
+``Company name``). With one, the entity is that account and the organization's own name becomes
+an alias of it, so the organization, its tickets and the CRM's account share one page. The
+aliases also hold ``Zendesk organization <id>`` (a ticket that knows only the organization's id
+links to it) and the domain names. Details and notes are its body, tags its labels, the other
+``organization_fields`` its fields.
 
 ACL: Zendesk has no per-ticket sharing list. Agents see tickets by role and group, and end users
 of the requester's organization see them when the organization shares tickets. The record is
@@ -105,10 +110,13 @@ def _organization(org: Any, pointer: str, path: str, source: SourceConfig, tenan
         except ValueError as exc:
             raise FieldError("updated_at", str(exc)) from None
     org_id = str(org["id"])
-    body = "\n\n".join(str(org[k]).replace("\r\n", "\n").strip() for k in ("details", "notes")
-                        if isinstance(org.get(k), str) and org[k].strip())
     fields = {str(k): v for k, v in as_dict(org.get("organization_fields")).items()
               if isinstance(v, str | int | float | bool) and v != ""}
+    crm_key = _crm_name_field(fields, source)
+    crm_name = str(fields.pop(crm_key)).strip() if crm_key else ""
+    body = "\n\n".join(str(org[k]).replace("\r\n", "\n").strip() for k in ("details", "notes")
+                        if isinstance(org.get(k), str) and org[k].strip())
+    own = name.strip()
     return SourceRecord(
         tenant=tenant,
         system=ZendeskConnector.system,
@@ -117,17 +125,32 @@ def _organization(org: Any, pointer: str, path: str, source: SourceConfig, tenan
         id=org_id,
         version=str(updated or org.get("created_at") or "1"),
         updated_at=updated_at,
-        title=name.strip(),
+        title=crm_name or own,
         url=_org_url(org, org_id, source),
         body=body,
         fields=fields,
         entity_type="account",
-        aliases=sorted_unique([org_alias(org_id), *(
+        aliases=sorted_unique([org_alias(org_id), *([own] if crm_name else []), *(
             d for d in as_list(org.get("domain_names")) if isinstance(d, str))]),
         labels=sorted_unique(as_list(org.get("tags"))),
         acl=ticket_acl(org_id, source),
         origin=origin(path, pointer),
     )
+
+
+_CRM_NAME_KEY = re.compile(r"(?i)^(?:crm|sf|salesforce|hubspot|account|company|legal|customer)"
+                          r"[\s_-]*(?:account[\s_-]*|company[\s_-]*)?name$")
+
+
+def _crm_name_field(fields: dict[str, Any], source: SourceConfig) -> str | None:
+    """The organization field holding the CRM account's name (see the module docstring)."""
+    wanted = source.options.get("organization_name_field")
+    if wanted:
+        return str(wanted) if isinstance(fields.get(str(wanted)), str) else None
+    for key in sorted(fields):
+        if _CRM_NAME_KEY.match(key) and isinstance(fields[key], str) and fields[key].strip():
+            return key
+    return None
 
 
 def _org_url(org: dict[str, Any], org_id: str, source: SourceConfig) -> str | None:

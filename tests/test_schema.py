@@ -689,3 +689,30 @@ def test_a_field_map_scale_makes_hubspots_probability_a_percent() -> None:
         r, Extraction(backend="t", claims=tuple(structured_claims(r, schema))), index,
         Authority(rank=10, rule="r"), schema) if c.attribute == "probability"]
     assert sorted((c.value, c.normalized) for c in claims) == [("0.6", "60"), ("60", "60")]
+
+
+def test_a_zendesk_organization_with_its_crm_name_is_that_account(tmp_path: Path) -> None:
+    """The help desk calls it NORDWIND; an organization field keeps the CRM's name: one page."""
+    corpus = _corpus(tmp_path, sf={"Name": "Nordwind Freight GmbH"}, hs={"name": "Nordwind Freight"})
+    (corpus / "zd" / "organizations.json").write_text(json.dumps({"organizations": [
+        {"id": 361000100, "name": "NORDWIND", "external_id": "001A",
+         "organization_fields": {"crm_account_name": "Nordwind Freight GmbH",
+                                 "service_plan": "platinum"},
+         "updated_at": "2026-09-07T11:36:57Z"}]}))
+    (corpus / "zd" / "tickets.json").write_text(json.dumps({"tickets": [
+        {"id": 78, "subject": "Late delivery", "description": "Where is it?", "status": "open",
+         "organization_id": 361000100, "updated_at": "2026-11-02T00:00:00Z"}],
+        "organizations": [{"id": 361000100, "name": "NORDWIND"}]}))
+    wiki = tmp_path / "wiki"
+    assert compile_wiki(corpus, wiki, today=TODAY).rejected == 0
+    st = wiki_state(wiki)
+    try:
+        entity = st.entity("account/nordwind-freight")
+        assert entity is not None and len(entity.declared_by) == 3  # SF, HubSpot, Zendesk
+        assert "NORDWIND" in entity.aliases
+        assert st.entity("account/nordwind") is None
+        (ref,) = [c for c, _ in st.iter_claims()
+                  if c.subject == "ticket/ticket-78" and c.kind == "reference"]
+        assert ref.normalized == "account/nordwind-freight"
+    finally:
+        st.close()

@@ -136,9 +136,17 @@ def link_record(
                 mapped = False
                 normalized = normalize_value(value)
         elif kind == "reference":
-            # a relation the schema declares (an opportunity's primary product) is mapped
-            mapped = vocab is not None and vocab.attribute_named(
-                _type_of(subject), attribute) is not None
+            # a relation the schema declares is mapped: through the record's field mapping
+            # (Salesforce's Primary_Product__r is the Primary_Product__c field), else by the
+            # attribute's name or phrase (relation names are structured, not prose)
+            d = None
+            if vocab is not None:
+                target = field_target(vocab, record, attribute)
+                d = target[0] if target is not None else vocab.attribute(
+                    _type_of(subject), attribute)
+            mapped = d is not None and d.spec.type == "reference"
+            if mapped:
+                attribute = d.name  # type: ignore[union-attr]
             value_type = "reference"
             normalized = mentions[0].entity if mentions else normalize_value(value)
         qualifiers = dict(raw.qualifiers) if mapped else {}

@@ -716,3 +716,40 @@ def test_a_zendesk_organization_with_its_crm_name_is_that_account(tmp_path: Path
         assert ref.normalized == "account/nordwind-freight"
     finally:
         st.close()
+
+
+def test_a_corpus_files_values_under_its_own_labels_over_the_bases(tmp_path: Path) -> None:
+    (tmp_path / "schema.yaml").write_text(
+        "types:\n  opportunity:\n    attributes:\n      stage:\n        values:\n"
+        "          Negotiation: [contractsent, Negotiation/Review]\n"
+        "  account:\n    attributes:\n      industry:\n        values:\n"
+        "          Logistics: [LOGISTICS_AND_SUPPLY_CHAIN, Transportation]\n"
+        "qualifiers:\n  customer tier:\n    values:\n      Premium: [enterprise]\n")
+    schema = load_schema(tmp_path)
+    vocab = vocabulary(schema)
+    stage = vocab.attribute("opportunity", "stage")
+    assert {vocab.enum_label(stage, v) for v in ("Negotiation/Review", "contractsent",
+                                                 "negotiation")} == {"Negotiation"}
+    assert vocab.enum_label(stage, "closedwon") == "Closed Won"  # the base's, untouched
+    industry = vocab.attribute("account", "industry")
+    assert {vocab.enum_label(industry, v) for v in ("LOGISTICS_AND_SUPPLY_CHAIN",
+                                                    "Transportation")} == {"Logistics"}
+    assert vocab.qualifier_value("customer tier", "enterprise") == "Premium"
+
+
+def test_a_relation_maps_through_the_field_it_comes_from(tmp_path: Path) -> None:
+    from compiler.models import Reference
+
+    (tmp_path / "schema.yaml").write_text(
+        "types:\n  opportunity:\n    attributes:\n      product: {type: reference, target: product}\n"
+        "mappings:\n  - system: salesforce\n    record_type: Opportunity\n"
+        "    fields: {Primary_Product__c: product}\n")
+    schema = load_schema(tmp_path)
+    deal = _record("salesforce", "Opportunity", "opportunity", "Big deal", references=(
+        Reference(relation="primary product", target_type="product", target_name="Orbis"),))
+    product = _record("salesforce", "Product2", "product", "Orbis")
+    index = NameIndex([declaration_for(deal, 10), declaration_for(product, 10)])
+    (ref,) = [c for c in link_record(
+        deal, Extraction(backend="t", claims=tuple(structured_claims(deal, schema))), index,
+        Authority(rank=10, rule="r"), schema) if c.kind == "reference"]
+    assert (ref.attribute, ref.mapped, ref.normalized) == ("product", True, "product/orbis")

@@ -18,7 +18,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..canonical import canonical_json, sha256_hex
-from .keys import attr_key, type_key
+from .keys import attr_key, type_key, value_key
 from .model import Attribute, EntityType, Mapping, Qualifier, Schema
 
 SCHEMA_FILE = "schema.yaml"
@@ -155,16 +155,30 @@ def base_schema() -> Schema:
     return schema
 
 
+def merge_values(base: dict[str, tuple[str, ...]], over: dict[str, tuple[str, ...]]
+                 ) -> dict[str, tuple[str, ...]]:
+    """Enum or qualifier values: the corpus's add to the base's, and where the corpus files a
+    value under its own label (``Negotiation: [Negotiation/Review, contractsent]``), the base's
+    label or synonym for it gives way."""
+    taken = {value_key(label) for label in over} | {
+        value_key(str(s)) for synonyms in over.values() for s in synonyms}
+    values: dict[str, tuple[str, ...]] = {}
+    for label, synonyms in base.items():
+        if label not in over and value_key(label) in taken:
+            continue
+        values[label] = tuple(s for s in synonyms if value_key(str(s)) not in taken)
+    for label, synonyms in over.items():
+        values[label] = tuple(dict.fromkeys((*values.get(label, ()), *synonyms)))
+    return values
+
+
 def _merge_attribute(base: Attribute, over: Attribute) -> Attribute:
     """What the corpus states overrides; phrases and enum synonyms add to the base's."""
     update: dict[str, Any] = {k: getattr(over, k) for k in over.model_fields_set}
     if "phrases" in update:
         update["phrases"] = tuple(dict.fromkeys((*base.phrases, *over.phrases)))
     if "values" in update:
-        values = {k: tuple(v) for k, v in base.values.items()}
-        for label, synonyms in over.values.items():
-            values[label] = tuple(dict.fromkeys((*values.get(label, ()), *synonyms)))
-        update["values"] = values
+        update["values"] = merge_values(base.values, over.values)
     return Attribute.model_validate({**base.model_dump(exclude_unset=True), **update})
 
 
@@ -193,11 +207,8 @@ def merge(base: Schema, over: Schema) -> Schema:
         if hit is None:
             qualifiers[qname] = q
             continue
-        values = {k: tuple(v) for k, v in qualifiers[hit].values.items()}
-        for label, synonyms in q.values.items():
-            values[label] = tuple(dict.fromkeys((*values.get(label, ()), *synonyms)))
         qualifiers[hit] = Qualifier(description=q.description or qualifiers[hit].description,
-                                    values=values)
+                                    values=merge_values(qualifiers[hit].values, q.values))
     return Schema(
         version=over.version if "version" in over.model_fields_set else base.version,
         types=types, qualifiers=qualifiers,

@@ -753,3 +753,25 @@ def test_a_relation_maps_through_the_field_it_comes_from(tmp_path: Path) -> None
         deal, Extraction(backend="t", claims=tuple(structured_claims(deal, schema))), index,
         Authority(rank=10, rule="r"), schema) if c.kind == "reference"]
     assert (ref.attribute, ref.mapped, ref.normalized) == ("product", True, "product/orbis")
+
+
+def test_a_draft_label_takes_an_approved_page_out_of_its_rule(tmp_path: Path) -> None:
+    import shutil
+
+    acme = Path(__file__).resolve().parents[1] / "examples" / "acme"
+    corpus = tmp_path / "acme"
+    shutil.copytree(acme, corpus)
+    pol = corpus / "confluence" / "pol.json"
+    doc = json.loads(pol.read_text())
+    for page in doc["results"]:
+        if page["title"] == "Return Policy":
+            page["metadata"]["labels"]["results"].append({"prefix": "global", "name": "draft"})
+    pol.write_text(json.dumps(doc))
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today=TODAY)
+    rules = {c.authority.rule for c, _ in _claims(wiki, "policy/return-policy")
+             if c.source.title == "Return Policy"}
+    assert rules == {"confluence-other"}
+    rules = {c.authority.rule for c, _ in _claims(wiki, "policy/support-policy")
+             if c.source.title == "Support Policy"}
+    assert rules == {"approved-policy"}

@@ -5,8 +5,9 @@ compares: a field the extractor left unmapped is mapped here (LLM backends, clai
 extracted at a site), a fact whose attribute the subject's type declares becomes that
 attribute, and every comparable claim gets its value type and normalised value. A claim whose
 attribute the schema declares on another entity type (``subject_type``: prose matched a policy
-attribute in a ticket) is about an entity of that type the sentence names, else the
-attribute's ``home`` entity, else the record's own entity (then unmapped when the type differs).
+attribute in a ticket) is about an entity of that type the sentence names, else the one the
+record refers to, else the attribute's ``home`` entity, else the record's own entity (then
+unmapped when the type differs).
 
 Pure: the same record, extraction, registry and schema always give the same claims (and ids).
 """
@@ -54,9 +55,12 @@ def _type_of(entity_id: str) -> str:
     return entity_id.split("/", 1)[0]
 
 
-def _typed_subject(raw: RawClaim, own: str, lookup: Lookup, vocab: Vocabulary
-                   ) -> tuple[str, bool]:
-    """(subject, still mapped) of a claim about an attribute declared on ``subject_type``."""
+def _typed_subject(raw: RawClaim, own: str, lookup: Lookup, vocab: Vocabulary,
+                   referenced: Sequence[str]) -> tuple[str, bool]:
+    """(subject, still mapped) of a claim about an attribute declared on ``subject_type``:
+    an entity of that type the sentence names; else the one entity of that type the record
+    refers to (a ticket's product component); else the attribute's home; else the record's
+    own entity (unmapped unless it is of that type)."""
     wanted = vocab.type_name(raw.subject_type) or str(raw.subject_type)
     want = safe_type(wanted)
     for text in (raw.subject_phrase, raw.quote):
@@ -64,6 +68,10 @@ def _typed_subject(raw: RawClaim, own: str, lookup: Lookup, vocab: Vocabulary
             for _, _, eid in _find(text, lookup):
                 if _type_of(eid) == want:
                     return eid, True
+    if _type_of(own) != want:
+        linked = sorted({eid for eid in referenced if _type_of(eid) == want})
+        if len(linked) == 1:
+            return linked[0], True
     d = vocab.attribute(wanted, raw.attribute)
     if d is not None and d.spec.home:
         home = lookup(name_key(d.spec.home), want)
@@ -105,6 +113,11 @@ def link_record(
     own = entity_id_for(record)
     ref = record.ref
     vocab = vocabulary(schema) if schema is not None else None
+    # the entities the record refers to (resolved once): a typed claim may be about one
+    referenced: list[str] = []
+    if vocab is not None and any(r.subject_type for r in extraction.claims):
+        referenced = [eid for r in extraction.claims if r.kind == "reference"
+                      and (eid := lookup(name_key(r.value), r.target_type)) is not None]
     claims: list[Claim] = []
     for raw in extraction.claims:
         if (vocab is not None and raw.kind == "field" and not raw.mapped and raw.field
@@ -115,7 +128,7 @@ def link_record(
                                              "subject_type": on_type, "qualifiers": quals})
         mapped = raw.mapped
         if vocab is not None and raw.subject_type and raw.kind in ("fact", "statement"):
-            subject, mapped = _typed_subject(raw, own, lookup, vocab)
+            subject, mapped = _typed_subject(raw, own, lookup, vocab, referenced)
             attribute, kind = raw.attribute, raw.kind
         else:
             subject, attribute, kind = _subject_and_attribute(raw, own, lookup)

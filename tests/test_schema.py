@@ -775,3 +775,24 @@ def test_a_draft_label_takes_an_approved_page_out_of_its_rule(tmp_path: Path) ->
     rules = {c.authority.rule for c, _ in _claims(wiki, "policy/support-policy")
              if c.source.title == "Support Policy"}
     assert rules == {"approved-policy"}
+
+
+def test_a_typed_claim_in_a_ticket_is_about_the_product_it_refers_to() -> None:
+    from compiler.models import Reference
+
+    schema = merge(base_schema(), parse_schema(
+        "types:\n  product:\n    attributes:\n"
+        "      calibration interval: {type: duration, unit: months}\n", "schema.yaml"))
+    product = _record("salesforce", "Product2", "product", "Tessa Syringe Driver")
+    other = _record("salesforce", "Product2", "product", "Orbis Oximeter")
+    ticket = _record("jira", "issue", "ticket", "FS-1", references=(
+        Reference(relation="component", target_type="product", target_name="Tessa Syringe Driver"),))
+    index = NameIndex(declaration_for(r, 10) for r in (product, other, ticket))
+    raw = RawClaim(attribute="calibration interval", value="twelve months", kind="fact",
+                   quote="Calibration is due every twelve months.", span=(0, 39), mapped=True,
+                   subject_type="product")
+    claims = link_record(ticket, Extraction(backend="t", claims=(
+        *structured_claims(ticket, schema), raw)), index, Authority(rank=10, rule="r"), schema)
+    (claim,) = [c for c in claims if c.attribute == "calibration interval"]
+    assert (claim.subject, claim.mapped, claim.normalized) == (
+        "product/tessa-syringe-driver", True, "12 months")

@@ -51,6 +51,9 @@ def test_money_number_percent_date_datetime_boolean() -> None:
     forms = {"$22,000,000", "22000000", "22M", "22 million", "USD 22,000,000", "22000000.0"}
     assert {normalize(v, "money", currency="USD") for v in forms} == {"22000000 USD"}
     assert normalize("€22M", "money", currency="USD") == "22000000 EUR"
+    assert {normalize(v, "money") for v in ("6,950 US dollars", "USD 6,950", "$6,950",
+                                            "6950 dollars", "6,950 U.S. dollars")} == {"6950 USD"}
+    assert normalize("6,950 Swiss francs", "money", currency="USD") == "6950 CHF"
     assert normalize("2400000000.0", "number") == "2400000000"
     assert normalize("12k", "number") == "12000"
     assert {normalize(v, "percent") for v in ("15%", "15 percent", "15")} == {"15"}

@@ -34,7 +34,13 @@ _CURRENCY_SIGNS = {"$": "USD", "us$": "USD", "€": "EUR", "£": "GBP", "¥": "J
 _CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "usd": "USD", "euro": "EUR",
                    "euros": "EUR", "eur": "EUR", "pound": "GBP", "pounds": "GBP", "gbp": "GBP",
                    "yen": "JPY", "jpy": "JPY", "cad": "CAD", "aud": "AUD", "chf": "CHF",
-                   "inr": "INR", "sek": "SEK", "nok": "NOK", "dkk": "DKK"}
+                   "inr": "INR", "sek": "SEK", "nok": "NOK", "dkk": "DKK",
+                   "us dollar": "USD", "us dollars": "USD", "u.s. dollars": "USD",
+                   "u.s. dollar": "USD", "american dollars": "USD", "pounds sterling": "GBP",
+                   "british pounds": "GBP", "sterling": "GBP", "swiss francs": "CHF",
+                   "francs": "CHF", "canadian dollars": "CAD", "australian dollars": "AUD",
+                   "japanese yen": "JPY", "swedish kronor": "SEK", "norwegian kroner": "NOK",
+                   "danish kroner": "DKK", "indian rupees": "INR", "rupees": "INR"}
 _LEAD = re.compile(
     r"^(?:(?:up to|upto|at most|at least|no more than|no later than|not more than|within|"
     r"maximum of|minimum of|max|min|about|around|approximately|approx\.?|roughly|over|"
@@ -129,9 +135,9 @@ def _money(text: str, default_currency: str | None) -> str | None:
     value, rest, currency = got
     currency = currency or prefix_code
     if rest:
-        word = rest.split()[0].strip(".")
-        if word in _CURRENCY_WORDS and len(rest.split()) == 1:
-            currency = currency or _CURRENCY_WORDS[word]
+        named = rest.rstrip(".").strip()
+        if named in _CURRENCY_WORDS:
+            currency = currency or _CURRENCY_WORDS[named]
         elif rest not in ("per year", "a year", "annually", "/year", "per annum"):
             return None
     currency = currency or default_currency

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from .models import ACL, Claim, ClaimKind, ClaimStatus, Principal
 from .state import State
 from .views import stored_policy
-from .resolve import resolve
+from .resolve import comparison_value, resolve
 
 EXPORT_SCHEMA = "folio.claim-export/1"
 
@@ -56,7 +56,9 @@ class ExportedClaim(BaseModel):
             source_system=c.source.system, authority_rule=c.authority.rule,
             authority_rank=c.authority.rank, observed_at=c.observed_at, quote=c.quote,
             span=c.span, acl=c.acl, qualifiers=c.qualifiers, mapped=c.mapped,
-            value_type=c.value_type, normalized=c.normalized, as_of=c.as_of,
+            value_type=c.value_type, as_of=c.as_of,
+            normalized=c.normalized if c.normalized is not None or not c.comparable
+            else comparison_value(c),
         )
 
 

@@ -146,8 +146,7 @@ def link_record(
                 value_type, cardinality = d.spec.type, d.spec.cardinality
                 normalized = normalized_value(vocab, d, value, fm, lookup)  # type: ignore[arg-type]
             else:
-                mapped = False
-                normalized = normalize_value(value)
+                mapped = False  # compared by the text form (compiler.resolve), not stored
         elif kind == "reference":
             # a relation the schema declares is mapped: through the record's field mapping
             # (Salesforce's Primary_Product__r is the Primary_Product__c field), else by the
@@ -161,7 +160,7 @@ def link_record(
             if mapped:
                 attribute = d.name  # type: ignore[union-attr]
             value_type = "reference"
-            normalized = mentions[0].entity if mentions else normalize_value(value)
+            normalized = mentions[0].entity if mentions else None
         qualifiers = dict(raw.qualifiers) if mapped else {}
         claims.append(
             Claim(

@@ -210,20 +210,28 @@ class Claim(_Frozen):
     span: tuple[int, int] | None = Field(None, description="[start, end) in the record body")
     field: str | None = Field(None, description="source field, for structured claims")
     mentions: tuple[Mention, ...] = Field((), description="entities linked from the value")
-    # the schema layer (compiler/schema, docs/schema.md)
+    # the schema layer (compiler/schema, docs/schema.md). Each is left out of the claim's JSON
+    # while it has its default: a claim the schema says nothing about is stored (and digested)
+    # as before, and the state, sidecars and DBOMs do not grow by a hundred bytes per claim
     qualifiers: dict[str, str] = Field(
-        default_factory=dict, description="qualifier → canonical value: part of the attribute's "
-        "identity (a refund window for Enterprise is not the one for Standard)")
-    mapped: bool = Field(False, description="the attribute is declared in the schema")
-    value_type: str = Field("text", description="the attribute's value type (text when unmapped)")
+        default_factory=dict, exclude_if=lambda v: not v,
+        description="qualifier → canonical value: part of the attribute's identity (a refund "
+        "window for Enterprise is not the one for Standard)")
+    mapped: bool = Field(False, exclude_if=lambda v: not v,
+                         description="the attribute is declared in the schema")
+    value_type: str = Field("text", exclude_if=lambda v: v == "text",
+                            description="the attribute's value type (text when unmapped)")
     normalized: str | None = Field(
-        None, description="the typed canonical value conflicts and search compare (facts, fields "
-        "and references); the display keeps `value` as the source wrote it")
+        None, exclude_if=lambda v: v is None,
+        description="the typed canonical value conflicts and search compare (facts, fields and "
+        "references); the display keeps `value` as the source wrote it")
     cardinality: Literal["single", "multi"] = Field(
-        "single", description="multi-valued attributes accumulate values and never conflict")
+        "single", exclude_if=lambda v: v == "single",
+        description="multi-valued attributes accumulate values and never conflict")
     stated_at: datetime | None = Field(
-        None, description="the source's own time for this claim when it differs from the "
-        "record's (a Jira comment's); the recency tiebreak uses it")
+        None, exclude_if=lambda v: v is None,
+        description="the source's own time for this claim when it differs from the record's (a "
+        "Jira comment's); the recency tiebreak uses it")
     source: SourceRef
     authority: Authority
     observed_at: datetime | None = Field(

@@ -615,7 +615,7 @@ class State:
         return [tuple(r) for r in self.db.execute(  # type: ignore[misc]
             "SELECT attribute, count(*) AS n, count(DISTINCT subject), min(subject) FROM claims "
             "WHERE kind IN ('field', 'fact') AND attribute != 'name' "
-            "AND json_extract(claim_json, '$.mapped') = 0 "
+            "AND coalesce(json_extract(claim_json, '$.mapped'), 0) = 0 "
             "GROUP BY attribute ORDER BY n DESC, attribute LIMIT ?", (limit,))]
 
     def open_conflicts(self) -> list[Conflict]:

@@ -44,7 +44,8 @@ PAGE = "policy/return-policy"
 FIXED_BUILD = BuildContext(
     compiler_version="0.1.0", schema_version="1",
     backend={"backend": "offline", "model": "none", "rules": "offline-1"},
-    policy_digest="0" * 64, builder_id="urn:folio:builder:test",
+    policy_digest="0" * 64, corpus_schema=("acme-2026.11", "1" * 64),
+    builder_id="urn:folio:builder:test",
     invocation_id="00000000-0000-4000-8000-000000000000",
     started_on=datetime(2026, 11, 21, 0, 0, tzinfo=UTC),
     finished_on=datetime(2026, 11, 21, 0, 1, tzinfo=UTC),

@@ -215,7 +215,7 @@ def test_schema_edit_recompiles_only_the_claims_whose_mapping_changed(tmp_path: 
     assert report.pages_rendered == 1
     claims = json.loads((wiki / "product" / "acme-edge.claims.json").read_text())["claims"]
     temp = [c for c in claims if c["attribute"] == "operating temperature"]
-    assert temp and not any(c["mapped"] for c in temp)
+    assert temp and not any(c.get("mapped", False) for c in temp)  # absent: its default
     # every page's DBOM names the schema it now compiles under, and still verifies
     want = digest(load_schema(corpus))
     for eid in ("product/acme-edge", "account/globex"):

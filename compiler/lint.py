@@ -8,6 +8,8 @@
 - missing-entity (warning): a record refers to something no record describes
 - orphan-page (warning): no other page links here
 - stale-source (warning): a source older than its freshness tier allows
+- privacy-undetermined (warning): a record given its source's restricted readers because its
+  privacy could not be determined (compiler/privacy_check.py)
 
 Beside the findings, the report lists the most frequent unmapped attributes (claims whose
 attribute the schema does not declare), so the schema can grow where the sources need it.
@@ -173,6 +175,9 @@ def unmapped_text(unmapped: list[UnmappedAttribute]) -> str:
 def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
     findings += _stale(state, now)
+    from .privacy_check import undetermined_privacy  # it imports Finding from here
+
+    findings += undetermined_privacy(state)
     return LintReport(findings=findings, unmapped=unmapped_attributes(state))
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from .models import ACL, Claim, ClaimKind, ClaimStatus, Principal
 from .state import State
-from .views import stored_policy
+from .views import Visibility, stored_policy
 from .resolve import comparison_value, resolve
 
 EXPORT_SCHEMA = "folio.claim-export/1"
@@ -73,9 +73,12 @@ def export_claims(state: State, who: Principal | None = None) -> Iterator[str]:
     subject: str | None = None
     batch: list[Claim] = []
 
+    vis = Visibility(state, who)
+
     def flush() -> Iterator[str]:
         status, _ = resolve(batch, lambda r: policy.rule_named(r).tiebreak)
-        for c in batch:
+        # a reference's typed form is the id of the page it links: never one hidden from who
+        for c in vis.unlinked(batch):
             yield ExportedClaim.of(c, status[c.id]).model_dump_json(by_alias=True)
 
     for claim, _ in state.iter_claims():

@@ -21,10 +21,11 @@ def _type(a: Attribute) -> str:
     return f"{a.type} ({extra})" if extra else a.type
 
 
-def _values(a: Attribute, limit: int = 12) -> str:
-    names = list(a.values)
-    shown = ", ".join(names[:limit])
-    return shown + (f", … ({len(names) - limit} more)" if len(names) > limit else "")
+def _values(a: Attribute) -> str:
+    """How many canonical values an enum declares, not the values: SCHEMA.md goes into every
+    audience vault, and a label ("Negotiation/Review") can be what a hidden record says."""
+    n = len(a.values)
+    return f"{n} canonical value{'s' if n != 1 else ''}" if n else ""
 
 
 def render_schema_section(schema: Schema, digest: str) -> list[str]:

@@ -78,6 +78,7 @@ def _record(
 
     summary = fields.get("summary")
     record_fields, references = _fields_and_references(fields, names, source)
+    body, span_times = _body(fields)
     return SourceRecord(
         tenant=tenant,
         system=JiraConnector.system,
@@ -89,7 +90,8 @@ def _record(
         title=f"{key}: {summary}" if summary else str(key),
         name=str(key),
         url=_url(issue, str(key), source),
-        body=_body(fields),
+        body=body,
+        span_times=span_times,
         fields=record_fields,
         references=references,
         entity_type="ticket",
@@ -110,8 +112,10 @@ def _url(issue: dict[str, Any], key: str, source: SourceConfig) -> str | None:
     return f"{str(base).rstrip('/')}/browse/{key}" if base else None
 
 
-def _body(fields: dict[str, Any]) -> str:
-    blocks = [_text(fields.get("description"))]
+def _body(fields: dict[str, Any]) -> tuple[str, tuple[tuple[int, int, datetime], ...]]:
+    """Description and visible comments as text, and each comment's span with its own time
+    (a claim made in a comment is as of the comment, not the issue's last update)."""
+    blocks: list[tuple[str, datetime | None]] = [(_text(fields.get("description")), None)]
     comment = fields.get("comment")
     # v2 wraps comments in a page object; the v3 reference example inlines the list.
     comments = as_list(comment.get("comments")) if isinstance(comment, dict) else as_list(comment)
@@ -125,8 +129,31 @@ def _body(fields: dict[str, Any]) -> str:
         when = f" on {str(created)[:10]}" if created else ""
         text = _text(c.get("body"))
         if text:
-            blocks.append(f"Comment by {who}{when}:\n{text}")
-    return "\n\n".join(b for b in blocks if b)
+            blocks.append((f"Comment by {who}{when}:\n{text}", _comment_time(c)))
+    parts: list[str] = []
+    times: list[tuple[int, int, datetime]] = []
+    at = 0
+    for text, stamp in blocks:
+        if not text:
+            continue
+        if parts:
+            at += 2  # the blank line between blocks
+        if stamp is not None:
+            times.append((at, at + len(text), stamp))
+        parts.append(text)
+        at += len(text)
+    return "\n\n".join(parts), tuple(times)
+
+
+def _comment_time(comment: dict[str, Any]) -> datetime | None:
+    """When the comment said what it says: its last edit, else its creation."""
+    for key in ("updated", "created"):
+        if isinstance(comment.get(key), str):
+            try:
+                return parse_timestamp(comment[key])
+            except ValueError:
+                continue
+    return None
 
 
 def _text(value: Any) -> str:

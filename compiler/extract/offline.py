@@ -8,11 +8,15 @@ one claim, with an attribute and value when it has one of the common shapes ("X 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..canonical import content_id
 from ..models import SourceRecord
-from ..text import collapse, humanize_field, normalize_attribute, sentences
+from ..text import collapse, normalize_attribute, sentences
 from .base import Extraction, RawClaim
+
+if TYPE_CHECKING:
+    from ..schema import Schema
 
 # Bump when extraction output can change for the same input: it invalidates the cache.
 _RULES_VERSION = "offline-1"
@@ -47,8 +51,15 @@ def _shape(sentence: str) -> tuple[str, str, str] | None:
     return None
 
 
-def structured_claims(record: SourceRecord) -> list[RawClaim]:
-    """Name, fields and references: structured data needs no model, whatever the backend."""
+def structured_claims(record: SourceRecord, schema: Schema | None = None) -> list[RawClaim]:
+    """Name, fields and references: structured data needs no model, whatever the backend.
+    With a schema, each field lands on the canonical attribute its mapping names (Salesforce
+    ``AnnualRevenue`` and HubSpot ``annualrevenue`` both on ``annual revenue``); a field no
+    mapping names keeps its own name, read as words, and is marked unmapped."""
+    from ..schema.index import vocabulary
+    from ..schema.mapping import field_attribute, source_form
+
+    vocab = vocabulary(schema) if schema is not None else None
     claims: list[RawClaim] = [
         RawClaim(attribute="name", value=record.entity_name, kind="field", field="name",
                  quote=f"name: {record.entity_name}")
@@ -56,10 +67,12 @@ def structured_claims(record: SourceRecord) -> list[RawClaim]:
     for field, value in sorted(record.fields.items()):
         if value is None or value == "":
             continue
-        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        shown = source_form(value)
+        attribute, mapped, on_type, qualifiers = field_attribute(vocab, record, field)
         claims.append(
-            RawClaim(attribute=humanize_field(field), value=shown, kind="field", field=field,
-                     quote=f"{field}: {shown}")
+            RawClaim(attribute=attribute, value=shown, kind="field", field=field,
+                     quote=f"{field}: {shown}", mapped=mapped, qualifiers=qualifiers,
+                     subject_type=on_type)
         )
     for ref in record.references:
         claims.append(
@@ -74,15 +87,30 @@ class OfflineBackend:
     # pure and cheap: the compile runs it inside its worker processes, uncached
     fork_safe = True
 
+    def __init__(self, schema: Schema | None = None) -> None:
+        self.schema = schema
+        self._schema_digest: str | None = None
+        if schema is not None:
+            from ..schema import digest
+
+            self._schema_digest = digest(schema)
+
+    @property
+    def engine_digest(self) -> str:
+        """The rules alone: a schema edit re-extracts, it does not rebuild the wiki."""
+        return content_id(self.name, _RULES_VERSION)
+
     @property
     def digest(self) -> str:
-        return content_id(self.name, _RULES_VERSION)
+        if self._schema_digest is None:
+            return self.engine_digest
+        return content_id(self.name, _RULES_VERSION, self._schema_digest)
 
     def describe(self) -> dict[str, str]:
         return {"backend": self.name, "model": "none", "rules": _RULES_VERSION}
 
     def extract(self, record: SourceRecord) -> Extraction:
-        claims = structured_claims(record)
+        claims = structured_claims(record, self.schema)
         for start, end in sentences(record.body):
             sentence = record.body[start:end]
             shape = _shape(sentence)

@@ -1,0 +1,177 @@
+"""The schema's prose vocabulary, compiled once per schema: which words name which canonical
+attribute, which words name a qualifier's value, which words name an enum value.
+
+Matching is token based and forgiving the way prose is: case, plurals ("refund windows"),
+possessives ("customer's"), hyphens ("Enterprise-tier") and articles ("price of a seat") do not
+matter. Each attribute is also known by the inversions of its name ("window for refunds",
+"price per seat"). The longest phrase wins where two overlap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ..schema.model import Attribute, Schema
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_SKIP = frozenset({"a", "an", "the"})
+_INVERT = ("for", "of", "per", "on")
+
+
+def stem(word: str) -> str:
+    """A word's singular, lower-case form: good enough to match "windows" with "window"."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.rstrip("'")
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """(stem, start, end) of the words of ``text`` that matter for matching (no articles)."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        s = stem(m.group())
+        if s and s not in _SKIP:
+            out.append((s, m.start(), m.end()))
+    return out
+
+
+def _key(text: str) -> tuple[str, ...]:
+    return tuple(t for t, _, _ in tokens(text))
+
+
+class _Trie:
+    def __init__(self) -> None:
+        self.root: dict = {}
+
+    def add(self, key: tuple[str, ...], target: object) -> None:
+        if not key:
+            return
+        node = self.root
+        for tok in key:
+            node = node.setdefault(tok, {})
+        targets = node.setdefault(None, [])
+        if target not in targets:
+            targets.append(target)
+
+    def scan(self, toks: list[tuple[str, int, int]]) -> list[tuple[int, int, int, list]]:
+        """Non-overlapping longest matches, left to right: (start, end, n tokens, targets)."""
+        out = []
+        i = 0
+        while i < len(toks):
+            node, best = self.root, None
+            j = i
+            while j < len(toks) and toks[j][0] in node:
+                node = node[toks[j][0]]
+                j += 1
+                if None in node:
+                    best = (j, node[None])
+            if best is None:
+                i += 1
+                continue
+            j, targets = best
+            out.append((toks[i][1], toks[j - 1][2], j - i, targets))
+            i = j
+        return out
+
+
+@dataclass(frozen=True)
+class AttrRef:
+    entity_type: str
+    name: str
+    spec: Attribute
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    size: int  # tokens matched: longer phrases win ties
+    targets: tuple
+
+
+@dataclass
+class Vocabulary:
+    """A schema compiled for matching prose."""
+
+    schema: Schema
+    attributes: _Trie = field(default_factory=_Trie)
+    qualifiers: _Trie = field(default_factory=_Trie)
+    enums: dict[tuple[str, str], _Trie] = field(default_factory=dict)
+
+    def attribute_matches(self, text: str, toks: list | None = None) -> list[Match]:
+        toks = tokens(text) if toks is None else toks
+        return [Match(s, e, n, tuple(t)) for s, e, n, t in self.attributes.scan(toks)]
+
+    def qualifier_matches(self, text: str, toks: list | None = None) -> list[Match]:
+        """Targets are (qualifier name, canonical value)."""
+        toks = tokens(text) if toks is None else toks
+        return [Match(s, e, n, tuple(t)) for s, e, n, t in self.qualifiers.scan(toks)]
+
+    def enum_matches(self, ref: AttrRef, text: str) -> list[Match]:
+        trie = self.enums.get((ref.entity_type, ref.name))
+        if trie is None:
+            return []
+        return [Match(s, e, n, tuple(t)) for s, e, n, t in trie.scan(tokens(text))]
+
+    def qualifier_of(self, value: str) -> tuple[tuple[str, str], ...]:
+        """(qualifier, canonical) pairs a whole phrase names ("Enterprise customers")."""
+        return tuple(t for m in self.qualifier_matches(value) for t in m.targets)
+
+
+def _attribute_keys(name: str, spec: Attribute) -> set[tuple[str, ...]]:
+    keys = {_key(name)} | {_key(p) for p in spec.phrases}
+    for key in list(keys):
+        # "refund window" is also the "window for refunds"; "seat price" the "price per seat"
+        if len(key) == 2:
+            keys |= {(key[1], conn, key[0]) for conn in _INVERT}
+    return {k for k in keys if k}
+
+
+def compile_vocabulary(schema: Schema) -> Vocabulary:
+    vocab = Vocabulary(schema)
+    for tname in sorted(schema.types):
+        for aname, spec in sorted(schema.types[tname].attributes.items()):
+            ref = AttrRef(tname, aname, spec)
+            for key in sorted(_attribute_keys(aname, spec)):
+                vocab.attributes.add(key, ref)
+            if spec.type == "enum" and spec.values:
+                trie = _Trie()
+                for canonical, synonyms in sorted(spec.values.items()):
+                    for word in (canonical, *synonyms):
+                        trie.add(_key(word), canonical)
+                vocab.enums[(tname, aname)] = trie
+    for qname in sorted(schema.qualifiers):
+        for canonical, synonyms in sorted(schema.qualifiers[qname].values.items()):
+            for word in (canonical, *synonyms):
+                vocab.qualifiers.add(_key(word), (qname, canonical))
+    return vocab
+
+
+@lru_cache(maxsize=16)
+def _cached(blob: str) -> Vocabulary:
+    return compile_vocabulary(Schema.model_validate_json(blob))
+
+
+def vocabulary(schema: Schema) -> Vocabulary:
+    """The compiled vocabulary of ``schema``, built once per distinct schema content."""
+    return _cached(json.dumps(schema.model_dump(mode="json"), sort_keys=True))
+
+
+def schema_digest(schema: Schema | None) -> str:
+    """Content digest of a schema (canonical JSON of its model), "" for none."""
+    if schema is None:
+        return ""
+    from ..canonical import content_id
+
+    return content_id(schema.model_dump(mode="json"), length=64)

@@ -1,0 +1,250 @@
+"""Schema-driven reading of prose: a sentence (or a list item, a table row) that names a
+canonical attribute by one of its phrases, and holds a value of that attribute's type, states
+that attribute.
+
+* the attribute: the schema's phrases, token-matched (``phrases.py``), longest first; a
+  heading or a lead-in line ("Refund windows by tier:") names it for the items below it;
+* the value: of the attribute's type (``values.py``), nearest to the phrase; a bound ("up to",
+  "within", "no later than") stays in the quote, the value is the number;
+* the qualifiers: the schema's qualifier synonyms in the sentence ("for Enterprise customers",
+  "Enterprise-tier"), kept only where the attribute declares that qualifier. A sentence gives
+  one claim per attribute, or one per distinct qualifier value when it lists several
+  ("60 days for Enterprise and 30 days for Standard customers").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .phrases import AttrRef, Match, Vocabulary, tokens
+from .values import TYPED, Found, find_values
+
+_COPULA = re.compile(
+    r"^(?P<gap>[^.;:!?]{0,60}?)(?:\s(?:is|are|was|were|will be|has been|have been|remains|"
+    r"stays|equals|means|=)\s+|\s*:\s*|\s[—–-]\s)(?P<v>[^;(]+)", re.IGNORECASE)
+_VALUE_CUT = re.compile(r",\s|\s[—–-]\s|\.\s|\.$|\s\(|;")
+_BY = re.compile(r"\b(?:by|to|at|from|with|under)\s*$", re.IGNORECASE)
+_DIRECT = re.compile(r"^\s*(?P<v>[^;(]+)")
+_MAX_TEXT_VALUE_WORDS = 8
+_MAX_GAP_WORDS = 6
+_BOOLEAN_VALUE = re.compile(
+    r"^(?:(?:not\s)?(?:enabled|disabled|supported|included|available|required|allowed|"
+    r"permitted|offered|provided|mandatory)|yes|no|true|false|on|off)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a heading or a lead-in line says about the lines below it."""
+
+    attributes: tuple[AttrRef, ...] = ()
+    qualifiers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Hit:
+    ref: AttrRef
+    value: str
+    start: int  # of the value, in the text read
+    end: int
+    qualifiers: tuple[tuple[str, str], ...]
+
+
+def context_of(vocab: Vocabulary, text: str) -> Context:
+    """Attributes and qualifiers a heading or a lead-in names."""
+    toks = tokens(text)
+    attrs: list[AttrRef] = []
+    for m in vocab.attribute_matches(text, toks):
+        for ref in m.targets:
+            if ref not in attrs:
+                attrs.append(ref)
+    quals = [t for m in vocab.qualifier_matches(text, toks) for t in m.targets]
+    return Context(tuple(attrs), _one_per_qualifier(quals))
+
+
+def _one_per_qualifier(pairs: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """At most one value per qualifier (the first named), sorted."""
+    seen: dict[str, str] = {}
+    for q, v in pairs:
+        seen.setdefault(q, v)
+    return tuple(sorted(seen.items()))
+
+
+def _choose(targets: tuple, entity_type: str | None, text: str) -> AttrRef:
+    """One attribute for a phrase several types declare: the record's own type, else one
+    whose value type the text holds, else the first."""
+    refs: list[AttrRef] = list(targets)
+    own = [r for r in refs if r.entity_type == entity_type]
+    if own:
+        return own[0]
+    for r in refs:
+        if r.spec.type in TYPED and find_values(text, r.spec.type):
+            return r
+    return refs[0]
+
+
+def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int) -> list[Found]:
+    """Candidate values of ``ref``'s type in ``text``; text-like types take what follows a
+    copula or colon after the attribute phrase (which ends at ``after``)."""
+    t = ref.spec.type
+    if t in TYPED:
+        return list(find_values(text, t))
+    if t == "enum":
+        return [Found(m.start, m.end, text[m.start:m.end], "enum")
+                for m in vocab.enum_matches(ref, text)]
+    m = _COPULA.match(text[after:])
+    if m and len(m["gap"].split()) <= _MAX_GAP_WORDS:
+        v_start, raw = after + m.start("v"), m["v"]
+    elif _BY.search(text[:after]) and (d := _DIRECT.match(text[after:])):
+        # "owned by People Operations": the phrase ends in its preposition
+        v_start, raw = after + d.start("v"), d["v"]
+    else:
+        return []
+    cut = _VALUE_CUT.search(raw)
+    raw = raw[:cut.start()] if cut else raw
+    value = raw.strip().rstrip(".!?")
+    if not value:
+        return []
+    v_start += len(raw) - len(raw.lstrip())
+    if t == "boolean":
+        b = _BOOLEAN_VALUE.match(value)
+        return [Found(v_start, v_start + b.end(), b.group(), t)] if b else []
+    if len(value.split()) > _MAX_TEXT_VALUE_WORDS:
+        return []
+    return [Found(v_start, v_start + len(value), value, t)]
+
+
+def _distance(m: Match, v: Found) -> float:
+    if v.start >= m.end:
+        return v.start - m.end
+    if v.end <= m.start:
+        return (m.start - v.end) + 0.5  # a value after its phrase reads more naturally
+    return 1e6  # overlapping: the phrase is not its own value
+
+
+def sentence_hits(vocab: Vocabulary, text: str, entity_type: str | None,
+                  context: Context = Context()) -> list[Hit]:
+    """The canonical attributes ``text`` states, with value and qualifiers (spans in ``text``)."""
+    toks = tokens(text)
+    matches = vocab.attribute_matches(text, toks)
+    typed = [(f.start, f.end) for t in ("money", "percent", "duration", "date")
+             for f in find_values(text, t)]
+    # "10 business days" names no "Business" plan: words inside a value qualify nothing
+    qmatches = [q for q in vocab.qualifier_matches(text, toks)
+                if not any(q.start < e and s < q.end for s, e in typed)]
+    pinned: list[tuple[Match, AttrRef]] = [(m, _choose(m.targets, entity_type, text))
+                                           for m in matches]
+    if not pinned and len(context.attributes) == 1:
+        # a list item or row under a heading / lead-in that named the attribute
+        pinned = [(Match(0, 0, 0, context.attributes), context.attributes[0])]
+    if not pinned:
+        return []
+    blocked = [(m.start, m.end) for m in matches] + [(q.start, q.end) for q in qmatches]
+    # every (phrase, value) pair by distance; each value goes to its nearest phrase
+    pairs: list[tuple[float, int, int, Found]] = []
+    for i, (m, ref) in enumerate(pinned):
+        for v in _values(vocab, ref, text, m.end):
+            if ref.spec.type != "enum" and any(v.start < e and s < v.end for s, e in blocked):
+                continue
+            pairs.append((_distance(m, v), -m.size, i, v))
+    pairs.sort(key=lambda p: (p[0], p[1], p[2], p[3].start))
+    taken_values: set[tuple[int, int]] = set()
+    by_match: dict[int, list[Found]] = {}
+    for dist, _, i, v in pairs:
+        if dist >= 1e6 or (v.start, v.end) in taken_values:
+            continue
+        taken_values.add((v.start, v.end))
+        by_match.setdefault(i, []).append(v)
+    hits: list[Hit] = []
+    seen: set[tuple] = set()
+    for i, (m, ref) in enumerate(pinned):
+        for hit in _hits_of(ref, by_match.get(i, []), qmatches, context):
+            key = (hit.ref.entity_type, hit.ref.name, hit.qualifiers)
+            if key not in seen:
+                seen.add(key)
+                hits.append(hit)
+    return hits
+
+
+def _hits_of(ref: AttrRef, values: list[Found], qmatches: list[Match],
+             context: Context) -> list[Hit]:
+    """One hit, or one per distinct value of a qualifier the sentence lists several of."""
+    if not values:
+        return []
+    declared = set(ref.spec.qualifiers)
+    mentions = [(q, name, canon) for q in qmatches for name, canon in q.targets
+                if name in declared]
+    base = {q: v for q, v in context.qualifiers if q in declared}
+    values = sorted(values, key=lambda v: v.start)
+    several = {name for _, name, _ in mentions
+               if len({c for _, n, c in mentions if n == name}) > 1}
+    if several and len(values) > 1:
+        out: list[Hit] = []
+        used: set[str] = set()
+        for i, v in enumerate(values):
+            quals = dict(base)
+            for name in sorted(declared):
+                named = list(dict.fromkeys(c for _, n, c in mentions if n == name))
+                if len(named) == len(values):
+                    # "24 hours for express and 96 hours for economy": in order, one each
+                    quals[name] = named[i]
+                    continue
+                near = [(abs(q.start - v.start), canon) for q, n, canon in mentions if n == name]
+                if near:
+                    quals[name] = min(near)[1]
+            key = tuple(sorted(quals.items()))
+            if str(key) in used:
+                continue
+            used.add(str(key))
+            out.append(Hit(ref, v.text, v.start, v.end, key))
+        return out
+    v = values[0]
+    quals = dict(base)
+    for name in sorted(declared):
+        near = [(abs(q.start - v.start), canon) for q, n, canon in mentions if n == name]
+        if near:
+            quals[name] = min(near)[1]
+    return [Hit(ref, v.text, v.start, v.end, tuple(sorted(quals.items())))]
+
+
+def cell_hits(vocab: Vocabulary, header: str, label: str, cell: str, entity_type: str | None,
+              context: Context = Context()) -> list[Hit]:
+    """A table cell under ``header`` in the row labelled ``label``: the attribute is named by
+    the header (or the label, in a transposed table, or the context); qualifiers by the
+    label, the header and the context. Spans are in ``cell``."""
+    h_attrs = vocab.attribute_matches(header)
+    l_attrs = vocab.attribute_matches(label)
+    if h_attrs:
+        ref = _choose(h_attrs[0].targets, entity_type, cell)
+    elif l_attrs:
+        ref = _choose(l_attrs[0].targets, entity_type, cell)
+    elif len(context.attributes) == 1:
+        ref = context.attributes[0]
+    else:
+        return []
+    declared = set(ref.spec.qualifiers)
+    quals = {q: v for q, v in context.qualifiers if q in declared}
+    for source in (label, header):
+        for q, v in vocab.qualifier_of(source):
+            if q in declared:
+                quals[q] = v
+    t = ref.spec.type
+    if t in TYPED:
+        found = find_values(cell, t)
+        if not found:
+            return []
+        v = found[0]
+    elif t == "enum":
+        em = vocab.enum_matches(ref, cell)
+        if not em:
+            return []
+        v = Found(em[0].start, em[0].end, cell[em[0].start:em[0].end], t)
+    else:
+        value = cell.strip()
+        if not value or len(value.split()) > _MAX_TEXT_VALUE_WORDS:
+            return []
+        if t == "boolean" and not _BOOLEAN_VALUE.match(value):
+            return []
+        start = cell.index(value)
+        v = Found(start, start + len(value), value, t)
+    return [Hit(ref, v.text, v.start, v.end, tuple(sorted(quals.items())))]

@@ -23,14 +23,27 @@ from .values import TYPED, Found, find_values
 _COPULA = re.compile(
     r"^(?P<gap>[^.;:!?]{0,60}?)(?:\s(?:is|are|was|were|will be|has been|have been|remains|"
     r"stays|equals|means|=)\s+|\s*:\s*|\s[—–-]\s)(?P<v>[^;(]+)", re.IGNORECASE)
-_VALUE_CUT = re.compile(r",\s|\s[—–-]\s|\.\s|\.$|\s\(|;")
+_VALUE_CUT = re.compile(r",\s|\s[—–-]\s|\.(?:\s|$)|\s\(|;")
+_ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|co|inc|ltd|corp|no|vs)$", re.IGNORECASE)
+
+
+def _cut(raw: str) -> str:
+    """A value up to where its clause ends (not at the full stop of "Dr." or "Inc.")."""
+    for m in _VALUE_CUT.finditer(raw):
+        if m.group().startswith(".") and _ABBREVIATION.search(raw[:m.start()]):
+            continue
+        return raw[:m.start()]
+    return raw
+
+
 _BY = re.compile(r"\b(?:by|to|at|from|with|under)\s*$", re.IGNORECASE)
 _DIRECT = re.compile(r"^\s*(?P<v>[^;(]+)")
 _MAX_TEXT_VALUE_WORDS = 8
 _MAX_GAP_WORDS = 6
 _BOOLEAN_VALUE = re.compile(
     r"^(?:(?:not\s)?(?:enabled|disabled|supported|included|available|required|allowed|"
-    r"permitted|offered|provided|mandatory)|yes|no|true|false|on|off)\b", re.IGNORECASE)
+    r"permitted|offered|provided|mandatory|accepted|active)|yes|no|true|false|on|off)\b",
+    re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -100,8 +113,7 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int) -> list[Foun
         v_start, raw = after + d.start("v"), d["v"]
     else:
         return []
-    cut = _VALUE_CUT.search(raw)
-    raw = raw[:cut.start()] if cut else raw
+    raw = _cut(raw)
     value = raw.strip().rstrip(".!?")
     if not value:
         return []

@@ -19,7 +19,9 @@ _HAS = re.compile(
     r"\s+(?:a|an)\s+(?P<x>[^,;]+?)\s+of\s+(?P<y>.+?)\s*\.?$", re.IGNORECASE)
 _IS = re.compile(r"^(?P<x>.+?)\s+(?:is|are|was|were)\s+(?P<y>.+?)\s*[.!]?$")
 _ADJECTIVAL = re.compile(
-    r"^(?P<s>.*?)\b(?:a|an|the)\s+(?P<y>(?:\d+(?:\.\d+)?|[a-z]+)-(?:business-)?"
+    r"^(?P<s>.*?)\b(?:a|an|the)\s+(?P<y>(?:\d+(?:\.\d+)?|(?:one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|twenty|thirty|forty|forty-five|"
+    r"sixty|ninety))-(?:business-)?"
     r"(?:day|week|month|year|hour|minute))\s+(?P<x>[a-z]+(?:\s[a-z]+){0,2}?)"
     r"(?=\s+(?:for|to|of|and|on|in|with|from|that|which|is|applies|covers)\b|[.,;:]|$)",
     re.IGNORECASE)
@@ -41,11 +43,11 @@ _VERBISH = frozenset(
     "while although we you they i he she it our your".split())
 _WEAK_VALUE_START = frozenset(
     "to that because when if whether how why what which who where the same not also being "
-    "still just about more less very so too going likely possible".split())
+    "still just more less very so too going likely possible".split())
 MAX_ATTRIBUTE_WORDS = 6
 MAX_VALUE_WORDS = 5
 MAX_COLON_VALUE_WORDS = 8
-MAX_COLON_LABEL_WORDS = 5
+MAX_COLON_LABEL_WORDS = 6
 
 
 def _strong_attribute(phrase: str) -> bool:

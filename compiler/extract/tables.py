@@ -17,6 +17,7 @@ from dataclasses import dataclass
 _PAIR_SEP = re.compile(r";\s+")
 _PAIR = re.compile(r"^(?P<k>[^:;|]{1,60}?)\s*:\s+(?P<v>\S.*?)\s*\.?\s*$")
 _SEPARATOR = re.compile(r"^[\s|:+-]+$")
+_MAX_BARE_LABEL_WORDS = 8
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,19 @@ def row_line(text: str, start: int, end: int) -> Row | None:
     line = text[start:end]
     if "; " not in line or ":" not in line:
         return None
-    pairs: list[tuple[Cell, Cell]] = []
+    pairs: list[tuple[Cell | None, Cell]] = []
     pos = 0
-    for piece in [*_PAIR_SEP.split(line)]:
+    for i, piece in enumerate(_PAIR_SEP.split(line)):
         at = line.index(piece, pos)
         pos = at + len(piece)
         m = _PAIR.match(piece)
+        if not m and i == 0 and 0 < len(piece.split()) <= _MAX_BARE_LABEL_WORDS:
+            # a row label under an empty header cell: "Data retention; Enterprise: 400 days"
+            label = _trimmed(text, start + at, start + at + len(piece))
+            if label is None:
+                return None
+            pairs.append((None, label))
+            continue
         if not m:
             return None
         k = _trimmed(text, start + at + m.start("k"), start + at + m.end("k"))

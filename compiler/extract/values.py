@@ -39,12 +39,12 @@ _DATE = re.compile(
 _NUMBER = re.compile(rf"(?<![\w.$€£%-])(?:{_DIGITS}|\b{_WORDNUM}\b)(?:{_SCALE})?(?![\w%])", _I)
 _BOOLEAN = re.compile(
     r"\b(?:yes|no|true|false|(?:not\s)?(?:enabled|disabled|supported|included|available|"
-    r"required|allowed|permitted|offered|provided|mandatory))\b", _I)
+    r"required|allowed|permitted|offered|provided|mandatory|accepted|active))\b", _I)
 # a bound before a value: the value is the number, the bound stays in the quote
 BOUND = re.compile(
     r"\b(?:up to|at most|no more than|not more than|(?:a\s)?maximum of|max\.?|within|"
     r"no later than|less than|under|at least|(?:a\s)?minimum of|more than|over|after|"
-    r"before|by)\s*$", _I)
+    r"before|by|about|approximately|approx\.?|around|roughly|nearly|almost|~)\s*$", _I)
 
 _BY_TYPE: dict[str, tuple[re.Pattern[str], ...]] = {
     "duration": (_DURATION,),

@@ -21,6 +21,7 @@ _SKIP = frozenset({"a", "an", "the"})
 _INVERT = ("for", "of", "per", "on")
 
 
+@lru_cache(maxsize=65_536)  # words repeat across sentences; pure
 def stem(word: str) -> str:
     """A word's singular, lower-case form: good enough to match "windows" with "window"."""
     w = word.lower().replace("’", "'")

@@ -65,10 +65,19 @@ def _paragraph_end(text: str, pos: int) -> int:
     return m.start() if m else len(text)
 
 
+# every pattern above needs one of these words: most bodies are passed over in one search
+_ANY = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass|skip|you|act|pretend|system|assistant|"
+    r"instructions?|developer|jailbreak|ai|llms?|chatbots?|language|gpt|copilot|extractors?|"
+    r"summari[sz]ers?|note|dear|hey|attention)\b|<\||\[/?(?:inst|system)\]", re.IGNORECASE)
+
+
 def screened(text: str) -> list[Screened]:
     """Spans of ``text`` no claim may come from: each instruction-like sentence up to the end
     of its paragraph (what follows an instruction in the same paragraph is its payload)."""
     out: list[Screened] = []
+    if not _ANY.search(text):
+        return out
     covered = -1
     for start, end in sentences(text):
         if start < covered:

@@ -243,7 +243,7 @@ class _Converter(HTMLParser):
                 return
         header = self._headers[-1] if in_table else None
         if header is not None:
-            line = _header_row(header, cells)
+            line = header_row(header, cells)
         else:
             line = f"{cells[0]}: {cells[1]}" if len(cells) == 2 else " | ".join(cells)
         if line:
@@ -263,8 +263,9 @@ class _Converter(HTMLParser):
         return StorageText(_tidy(self.lines), tuple(self.links))
 
 
-def _header_row(header: list[str], cells: list[str]) -> str:
-    """``Header: cell; Header: cell.``; a cell's own "; " would read as the next pair."""
+def header_row(header: list[str], cells: list[str]) -> str:
+    """``Header: cell; Header: cell.``, the one text form of a table row under a header row
+    (Confluence storage here, Jira's ADF too); a cell's own "; " would read as the next pair."""
     pairs = []
     for i, cell in enumerate(cells):
         cell = cell.replace("; ", ", ").strip()

@@ -228,6 +228,26 @@ def test_transposed_table_and_definition_list() -> None:
         ("notice period", (), "60 days")}
 
 
+def test_jira_adf_table_with_header_row_reads_like_a_confluence_one() -> None:
+    from connectors.jira import adf_to_text
+
+    def cell(kind: str, text: str) -> dict:
+        return {"type": kind, "content": [{"type": "paragraph",
+                                           "content": [{"type": "text", "text": text}]}]}
+
+    def row(kind: str, *texts: str) -> dict:
+        return {"type": "tableRow", "content": [cell(kind, t) for t in texts]}
+
+    doc = {"type": "doc", "version": 1, "content": [{"type": "table", "content": [
+        row("tableHeader", "Plan", "Price per user"), row("tableCell", "Enterprise", "$42"),
+        row("tableCell", "Team", "$19")]}]}
+    text = adf_to_text(doc)
+    assert text == "Plan: Enterprise; Price per user: $42.\nPlan: Team; Price per user: $19."
+    assert mapped(text, SAAS, "ticket", "jira") == {
+        ("seat price", (("plan", "Enterprise"),), "$42"),
+        ("seat price", (("plan", "Team"),), "$19")}
+
+
 def test_markdown_pipe_table_and_list_under_a_lead_in() -> None:
     body = ("Seat prices by plan:\n- Enterprise: $40\n- Team: $18\n\n"
             "| Plan | Uptime |\n|---|---|\n| Enterprise | 99.99% |\n| Team | 99.9% |\n")

@@ -96,7 +96,7 @@ class _Reader:
         self.lead = Context()
 
     def _screened(self, start: int, end: int) -> bool:
-        return any(start < s.end and s.start < end for s in self.blocked)
+        return bool(self.blocked) and any(start < s.end and s.start < end for s in self.blocked)
 
     def claims(self) -> Iterator[RawClaim]:
         text = self.text
@@ -109,14 +109,16 @@ class _Reader:
             if self._screened(ls, le) and all(
                     self._screened(s, e) for s, e in _spans_in(text, ls, le)):
                 continue
-            if h := _HEADING.match(raw):
+            first = raw.lstrip()[:1]
+            if first == "#" and (h := _HEADING.match(raw)):
                 self.heading = self._context(h["h"])
                 self.lead = Context()
                 continue
             row = self.rows.get(ls)
-            if row is None and "|" in raw and raw.strip().startswith("|"):
+            if row is None and first == "|":
                 continue  # a table's header or separator line: read with its rows
-            row = row or row_line(text, ls, le)
+            if row is None and "; " in raw:
+                row = row_line(text, ls, le)
             if row is not None and not self._screened(row.start, row.end):
                 got = list(self._row(row))
                 if got:

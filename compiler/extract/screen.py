@@ -67,9 +67,10 @@ def _paragraph_end(text: str, pos: int) -> int:
 
 # every pattern above needs one of these words: most bodies are passed over in one search
 _ANY = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass|skip|you|act|pretend|system|assistant|"
-    r"instructions?|developer|jailbreak|ai|llms?|chatbots?|language|gpt|copilot|extractors?|"
-    r"summari[sz]ers?|note|dear|hey|attention)\b|<\||\[/?(?:inst|system)\]", re.IGNORECASE)
+    r"\b(?:ignore|disregard|forget|override|bypass|skip|you are now|from now on|act as|pretend|"
+    r"system|instructions?|developer mode|jailbreak|ai|assistants?|llms?|chatbots?|"
+    r"language models?|models?|bots?|gpt|copilot|extractors?|summari[sz]ers?)\b|<\||"
+    r"\[/?(?:inst|system)\]", re.IGNORECASE)
 
 
 def screened(text: str) -> list[Screened]:

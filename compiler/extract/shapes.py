@@ -71,6 +71,8 @@ def _strong_value(value: str, limit: int) -> bool:
         return True
     if len(toks) > limit or toks[0].lower() in _WEAK_VALUE_START:
         return False
+    if len(toks) > 1 and toks[0].lower().endswith("ed"):
+        return False  # passive voice ("was escalated to tier 2"): an event, not a value
     return not any(t.lower().strip(",.") in {"i", "we", "you", "they", "he", "she"} for t in toks)
 
 

@@ -102,6 +102,7 @@ def any_typed(text: str) -> Found | None:
     return best
 
 
+@lru_cache(maxsize=8192)
 def typed_whole(text: str) -> str | None:
     """The type of ``text`` when the whole of it (bar a bound word) is one typed value."""
     body = text.strip().rstrip(".;,")

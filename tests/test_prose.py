@@ -167,6 +167,21 @@ def test_differently_worded_sources_meet_on_one_attribute() -> None:
     assert ticket == {("return period", gold, "28 days")}
 
 
+@pytest.mark.parametrize("sentence, value", [
+    ("Gold members may return items within 30 days of delivery.", "30 days"),
+    ("Returns from gold members are accepted for up to thirty days.", "thirty days"),
+    ("Gold members: returns accepted within a month.", "a month"),
+])
+def test_qualifier_before_the_phrase_and_verb_forms(sentence: str, value: str) -> None:
+    assert mapped(sentence, RETAIL, "policy") == {
+        ("return period", (("membership", "Gold"),), value)}
+
+
+def test_a_one_word_phrase_does_not_reach_a_distant_value() -> None:
+    body = "We processed 40 returns last quarter, and the warehouse team cleared the backlog in 30 days."
+    assert mapped(body, RETAIL, "policy") == set()
+
+
 def test_qualifiers_make_two_attributes_not_a_conflict() -> None:
     got = mapped("Returns: 30 days for Gold members.\nBasic members get a 14-day return window.",
                  RETAIL, "policy")

@@ -40,6 +40,10 @@ _BY = re.compile(r"\b(?:by|to|at|from|with|under)\s*$", re.IGNORECASE)
 _DIRECT = re.compile(r"^\s*(?P<v>[^;(]+)")
 _MAX_TEXT_VALUE_WORDS = 8
 _MAX_GAP_WORDS = 6
+_MAX_GAP_ONE_WORD = 7  # words between a one-word phrase ("fee") and its value
+_MAX_GAP_WORDS_TYPED = 12
+_BOUND_WORDS = re.compile(r"\b(?:up to|at most|no more than|not more than|within|no later than|"
+                          r"maximum of|minimum of|at least|less than|more than)\b", re.IGNORECASE)
 _BOOLEAN_VALUE = re.compile(
     r"^(?:(?:not\s)?(?:enabled|disabled|supported|included|available|required|allowed|"
     r"permitted|offered|provided|mandatory|accepted|active)|yes|no|true|false|on|off)\b",
@@ -126,6 +130,17 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int) -> list[Foun
     return [Found(v_start, v_start + len(value), value, t)]
 
 
+def _words_between(text: str, m: Match, v: Found, qmatches: list[Match]) -> int:
+    """Words between a phrase and a value, not counting qualifier mentions ("for Enterprise
+    customers") or a bound ("up to"), which belong with the value."""
+    lo, hi = (m.end, v.start) if v.start >= m.end else (v.end, m.start)
+    gap = text[lo:hi]
+    for q in qmatches:
+        if lo <= q.start and q.end <= hi:
+            gap = gap.replace(text[q.start:q.end], " ")
+    return len(_BOUND_WORDS.sub(" ", gap).split())
+
+
 def _distance(m: Match, v: Found) -> float:
     if v.start >= m.end:
         return v.start - m.end
@@ -158,6 +173,9 @@ def sentence_hits(vocab: Vocabulary, text: str, entity_type: str | None,
         for v in _values(vocab, ref, text, m.end):
             if ref.spec.type != "enum" and any(v.start < e and s < v.end for s, e in blocked):
                 continue
+            if m.size and _words_between(text, m, v, qmatches) > (
+                    _MAX_GAP_ONE_WORD if m.size == 1 else _MAX_GAP_WORDS_TYPED):
+                continue  # too far: a one-word phrase names its value close by
             pairs.append((_distance(m, v), -m.size, i, v))
     pairs.sort(key=lambda p: (p[0], p[1], p[2], p[3].start))
     taken_values: set[tuple[int, int]] = set()

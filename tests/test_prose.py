@@ -182,6 +182,29 @@ def test_a_one_word_phrase_does_not_reach_a_distant_value() -> None:
     assert mapped(body, RETAIL, "policy") == set()
 
 
+def test_a_label_naming_something_more_specific_is_not_the_attribute() -> None:
+    uptime = "uptime commitment"
+    assert mapped("Monthly uptime: 99.95%", SAAS, "product") == {(uptime, (), "99.95%")}
+    assert mapped("Enterprise uptime: 99.99%", SAAS, "product") == {
+        (uptime, (("plan", "Enterprise"),), "99.99%")}
+    # a dashboard's uptime is not the product's commitment: it stays an unmapped surface name
+    (c,) = facts("Dashboard uptime: 99.5%", SAAS, "product")
+    assert (c.attribute, c.mapped) == ("dashboard uptime", False)
+
+
+def test_context_reaches_items_without_a_label_of_their_own() -> None:
+    body = "## Uptime\n- Enterprise: 99.99%\nError budget burn: 0.5%"
+    assert mapped(body, SAAS, "product") == {
+        ("uptime commitment", (("plan", "Enterprise"),), "99.99%")}
+    assert ("error budget burn", "0.5%") in {(c.attribute, c.value)
+                                            for c in facts(body, SAAS, "product")}
+
+
+def test_a_one_word_phrase_does_not_reach_across_a_clause() -> None:
+    assert mapped("Uptime came up in the review, but the credit was 10%.", SAAS,
+                  "product") == set()
+
+
 def test_qualifiers_make_two_attributes_not_a_conflict() -> None:
     got = mapped("Returns: 30 days for Gold members.\nBasic members get a 14-day return window.",
                  RETAIL, "policy")

@@ -42,6 +42,16 @@ _MAX_TEXT_VALUE_WORDS = 8
 _MAX_GAP_WORDS = 6
 _MAX_GAP_ONE_WORD = 7  # words between a one-word phrase ("fee") and its value
 _MAX_GAP_WORDS_TYPED = 12
+_LABEL = re.compile(r"^\s*(?P<l>[^:.;!?]{1,60}?)\s*(?::\s|:$|\s[—–]\s|\s(?:is|are|was|were)\s)")
+_MAX_LABEL_WORDS = 7
+_CLAUSE = re.compile(r"[;,]\s+(?:so|but|and|because|which|while|although|then)\b|;|\s(?:because|"
+                     r"so that|although|whereas)\s", re.IGNORECASE)
+# words a label may add to an attribute's phrase and still name that attribute
+_MODIFIERS = frozenset(
+    "for of on in at by with and to per our your their its all any each every customer client "
+    "user member account tier plan level class type monthly annual yearly daily weekly hourly "
+    "current standard maximum minimum max min total overall guaranteed default new base typical "
+    "target committed contractual agreed official general usual normal applicable".split())
 _BOUND_WORDS = re.compile(r"\b(?:up to|at most|no more than|not more than|within|no later than|"
                           r"maximum of|minimum of|at least|less than|more than)\b", re.IGNORECASE)
 _BOOLEAN_VALUE = re.compile(
@@ -130,6 +140,20 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int) -> list[Foun
     return [Found(v_start, v_start + len(value), value, t)]
 
 
+def _residual(text: str, start: int, end: int, skip: list[tuple[int, int]]) -> list[str]:
+    """Words of ``text[start:end]`` other than qualifier mentions, values and modifiers."""
+    out = []
+    for tok, s, e in tokens(text[start:end]):
+        if tok in _MODIFIERS or any(start + s < qe and qs < start + e for qs, qe in skip):
+            continue
+        out.append(tok)
+    return out
+
+
+def _gap(text: str, m: Match, v: Found) -> str:
+    return text[m.end:v.start] if v.start >= m.end else text[v.end:m.start]
+
+
 def _words_between(text: str, m: Match, v: Found, qmatches: list[Match]) -> int:
     """Words between a phrase and a value, not counting qualifier mentions ("for Enterprise
     customers") or a bound ("up to"), which belong with the value."""
@@ -159,9 +183,21 @@ def sentence_hits(vocab: Vocabulary, text: str, entity_type: str | None,
     # "10 business days" names no "Business" plan: words inside a value qualify nothing
     qmatches = [q for q in vocab.qualifier_matches(text, toks)
                 if not any(q.start < e and s < q.end for s, e in typed)]
+    label = _LABEL.match(text)
+    own_label = False
+    if label and len(label["l"].split()) <= _MAX_LABEL_WORDS:
+        end = label.end("l")
+        qspans = [(q.start, q.end) for q in qmatches] + typed
+        # "Product owner: …" is not the schema's "owner": a one-word phrase at the end of a
+        # longer label names something more specific, unless the words before it qualify it
+        matches = [m for m in matches if m.end > end or m.size > 1
+                   or not _residual(text, label.start("l"), m.start, qspans)]
+        # a label naming no attribute is its own (unmapped) attribute: no context applies
+        own_label = not any(m.end <= end for m in matches) and bool(
+            _residual(text, label.start("l"), end, qspans))
     pinned: list[tuple[Match, AttrRef]] = [(m, _choose(m.targets, entity_type, text))
                                            for m in matches]
-    if not pinned and len(context.attributes) == 1:
+    if not pinned and len(context.attributes) == 1 and not own_label:
         # a list item or row under a heading / lead-in that named the attribute
         pinned = [(Match(0, 0, 0, context.attributes), context.attributes[0])]
     if not pinned:
@@ -176,6 +212,8 @@ def sentence_hits(vocab: Vocabulary, text: str, entity_type: str | None,
             if m.size and _words_between(text, m, v, qmatches) > (
                     _MAX_GAP_ONE_WORD if m.size == 1 else _MAX_GAP_WORDS_TYPED):
                 continue  # too far: a one-word phrase names its value close by
+            if m.size == 1 and _CLAUSE.search(_gap(text, m, v)):
+                continue  # "34 days before the request, so I declined the return"
             pairs.append((_distance(m, v), -m.size, i, v))
     pairs.sort(key=lambda p: (p[0], p[1], p[2], p[3].start))
     taken_values: set[tuple[int, int]] = set()

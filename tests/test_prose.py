@@ -149,6 +149,15 @@ def test_enum_text_and_number_values() -> None:
         ("dock doors", (), "42")}
 
 
+def test_value_before_its_phrase_and_a_superseded_value() -> None:
+    assert mapped("Dana Whitfield is our new account manager.", FREIGHT) == {
+        ("account manager", (), "Dana Whitfield")}
+    assert mapped("The transit time for express parcels changed from 48 hours to 24 hours.",
+                  FREIGHT) == {("delivery sla", EXPRESS, "24 hours")}
+    assert mapped("Express transit time is no longer 48 hours but 36 hours.", FREIGHT) == {
+        ("delivery sla", EXPRESS, "36 hours")}
+
+
 def test_a_phrase_without_a_value_of_its_type_states_nothing() -> None:
     body = "The team discussed the delivery time at length on Tuesday."
     assert mapped(body, FREIGHT) == set()
@@ -444,6 +453,34 @@ def test_unknown_attributes_stay_unmapped_surface_names() -> None:
     (c,), _ = _llm([_c(attribute="other", other_attribute="Workspace Availability Tier",
                        qualifiers={}, value="99.95%")])
     assert (c.attribute, c.mapped) == ("workspace availability tier", False)
+
+
+def test_llm_backend_sends_the_vocabulary_and_keeps_canonical_claims(fake) -> None:  # noqa: ANN001
+    from compiler.extract.fake_provider import chat_completion, source_text
+
+    from conftest import llm
+
+    def answers(messages: list, model: str, request: dict) -> dict:
+        text = source_text(messages) or ""
+        claims = [_c(subject="Cloud"),  # canonical, qualified by a plan the quote names
+                  _c(attribute="other", other_attribute="written notice", qualifiers={},
+                     value="60 days", quote="Termination notice: 60 days."),
+                  _c(qualifiers={"plan": "Team"})]  # invented qualifier: rejected
+        return chat_completion(json.dumps({"claims": [c for c in claims if c["quote"] in text]}))
+
+    fake.respond = answers
+    backend = get_backend("llm", llm(llm_json_schema=True), None, schema=SAAS)
+    ex = backend.extract(record(BODY, "product"))
+    got = {(c.attribute, c.qualifiers, c.value, c.mapped) for c in ex.claims if c.kind == "fact"}
+    assert got == {("uptime commitment", (("plan", "Enterprise"),), "99.95%", True),
+                   ("notice period", (), "60 days", True)}
+    assert ex.rejected == {"qualifier_not_in_quote": 1}
+    (req,) = fake.requests
+    assert "- notice period: duration" in req["messages"][0]["content"]
+    sent = req["optional_params"]["response_format"]["json_schema"]["schema"]
+    assert "uptime commitment" in sent["properties"]["claims"]["items"]["properties"][
+        "attribute"]["enum"]
+    assert backend.digest != get_backend("llm", llm(llm_json_schema=True), None).digest
 
 
 # -- digests and determinism ------------------------------------------------------------------------

@@ -39,6 +39,12 @@ def _cut(raw: str) -> str:
 _BY = re.compile(r"\b(?:by|to|at|from|with|under)\s*$", re.IGNORECASE)
 _DIRECT = re.compile(r"^\s*(?P<v>[^;(]+)")
 _MAX_TEXT_VALUE_WORDS = 8
+_SUPERSEDED = re.compile(
+    r"\b(?:from|no longer|previously|formerly|instead of|rather than|used to be|down from|"
+    r"up from)\s+(?:(?:up to|about|around|roughly|approximately)\s+)?$", re.IGNORECASE)
+_REVERSE = re.compile(
+    r"^\s*(?P<v>[A-Z][^,;:()]*?)\s+(?:is|are|was|serves as|acts as|remains)\s+"
+    r"(?:the|our|their|its|this|a|an)?\s*(?:\w+\s+)?$")
 _MAX_GAP_WORDS = 6
 _MAX_GAP_ONE_WORD = 7  # words between a one-word phrase ("fee") and its value
 _MAX_GAP_WORDS_TYPED = 12
@@ -110,12 +116,18 @@ def _choose(targets: tuple, entity_type: str | None, text: str) -> AttrRef:
     return refs[0]
 
 
-def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int) -> list[Found]:
+def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
+            phrase_start: int | None = None) -> list[Found]:
     """Candidate values of ``ref``'s type in ``text``; text-like types take what follows a
     copula or colon after the attribute phrase (which ends at ``after``)."""
     t = ref.spec.type
     if t in TYPED:
-        return list(find_values(text, t))
+        found = list(find_values(text, t))
+        if len(found) > 1:
+            # "changed from 30 days to 45 days", "no longer 30 days": the old value goes
+            current = [f for f in found if not _SUPERSEDED.search(text[max(0, f.start - 30):f.start])]
+            found = current or found
+        return found
     if t == "enum":
         return [Found(m.start, m.end, text[m.start:m.end], "enum")
                 for m in vocab.enum_matches(ref, text)]
@@ -125,6 +137,12 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int) -> list[Foun
     elif _BY.search(text[:after]) and (d := _DIRECT.match(text[after:])):
         # "owned by People Operations": the phrase ends in its preposition
         v_start, raw = after + d.start("v"), d["v"]
+    elif phrase_start is not None and (r := _REVERSE.match(text[:phrase_start])):
+        # "Dana Whitfield is the account manager": the value comes first
+        value = r["v"].strip()
+        if t == "boolean" or not value or len(value.split()) > _MAX_TEXT_VALUE_WORDS:
+            return []
+        return [Found(r.start("v"), r.start("v") + len(value), value, t)]
     else:
         return []
     raw = _cut(raw)
@@ -206,7 +224,7 @@ def sentence_hits(vocab: Vocabulary, text: str, entity_type: str | None,
     # every (phrase, value) pair by distance; each value goes to its nearest phrase
     pairs: list[tuple[float, int, int, Found]] = []
     for i, (m, ref) in enumerate(pinned):
-        for v in _values(vocab, ref, text, m.end):
+        for v in _values(vocab, ref, text, m.end, m.start if m.size else None):
             if ref.spec.type != "enum" and any(v.start < e and s < v.end for s, e in blocked):
                 continue
             if m.size and _words_between(text, m, v, qmatches) > (

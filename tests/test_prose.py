@@ -158,6 +158,14 @@ def test_value_before_its_phrase_and_a_superseded_value() -> None:
         ("delivery sla", EXPRESS, "36 hours")}
 
 
+def test_amounts_without_a_currency_and_bare_numbers_under_a_header() -> None:
+    assert mapped("Our maximum liability is 2 million.", FREIGHT) == {
+        ("liability cap", (), "2 million")}
+    assert mapped("Maximum liability differs for 3 regions.", FREIGHT) == set()
+    assert mapped("| Plan | Seat price |\n|---|---|\n| Team | 18 |", SAAS, "product") == {
+        ("seat price", (("plan", "Team"),), "18")}
+
+
 def test_a_phrase_without_a_value_of_its_type_states_nothing() -> None:
     body = "The team discussed the delivery time at length on Tuesday."
     assert mapped(body, FREIGHT) == set()

@@ -39,6 +39,7 @@ def _cut(raw: str) -> str:
 _BY = re.compile(r"\b(?:by|to|at|from|with|under)\s*$", re.IGNORECASE)
 _DIRECT = re.compile(r"^\s*(?P<v>[^;(]+)")
 _MAX_TEXT_VALUE_WORDS = 8
+_BARE_NUMBER = re.compile(r"^\s*(?:up to |about |~)?\d[\d,]*(?:\.\d+)?\s*$", re.IGNORECASE)
 _SUPERSEDED = re.compile(
     r"\b(?:from|no longer|previously|formerly|instead of|rather than|used to be|down from|"
     r"up from)\s+(?:(?:up to|about|around|roughly|approximately)\s+)?$", re.IGNORECASE)
@@ -123,6 +124,9 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
     t = ref.spec.type
     if t in TYPED:
         found = list(find_values(text, t))
+        if not found and t == "money":
+            # "annual revenue is 22 million": the schema's currency applies
+            found = [f for f in find_values(text, "number") if not _is_small_count(f)]
         if len(found) > 1:
             # "changed from 30 days to 45 days", "no longer 30 days": the old value goes
             current = [f for f in found if not _SUPERSEDED.search(text[max(0, f.start - 30):f.start])]
@@ -156,6 +160,13 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
     if len(value.split()) > _MAX_TEXT_VALUE_WORDS:
         return []
     return [Found(v_start, v_start + len(value), value, t)]
+
+
+def _is_small_count(f: Found) -> bool:
+    """A bare small number ("3 regions") is no amount of money; "22 million" may be one."""
+    digits = f.text.replace(",", "")
+    return not re.search(r"(?:k|m|bn|thousand|million|billion|trillion)$", f.text, re.I) and (
+        not digits.replace(".", "").isdigit() or float(digits) < 1000)
 
 
 def _residual(text: str, start: int, end: int, skip: list[tuple[int, int]]) -> list[str]:
@@ -317,6 +328,9 @@ def cell_hits(vocab: Vocabulary, header: str, label: str, cell: str, entity_type
     t = ref.spec.type
     if t in TYPED:
         found = find_values(cell, t)
+        if not found and t in ("money", "duration", "percent") and _BARE_NUMBER.match(cell):
+            # a column "Notice period (days)" holds bare numbers: the schema gives the unit
+            found = find_values(cell, "number")
         if not found:
             return []
         v = found[0]

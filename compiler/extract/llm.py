@@ -204,13 +204,20 @@ class LLMBackend:
             self.synthesizer = Synthesizer(self.client, settings.llm_max_output_tokens)
 
     @property
-    def digest(self) -> str:
+    def engine_digest(self) -> str:
+        """Model, prompts and validation alone: a schema edit re-extracts, it need not
+        rebuild the wiki."""
         s = self.settings
         return content_id(self.name, _VALIDATION_VERSION, self.template, s.llm_model,
                           s.llm_chunk_chars, s.llm_min_confidence, s.llm_json_schema,
                           s.llm_max_claims_per_chunk,
-                          s.llm_max_output_tokens, s.llm_synthesis,
-                          schema_digest(self.schema))
+                          s.llm_max_output_tokens, s.llm_synthesis)
+
+    @property
+    def digest(self) -> str:
+        if self.schema is None:
+            return self.engine_digest
+        return content_id(self.engine_digest, schema_digest(self.schema))
 
     def describe(self) -> dict[str, str]:
         return {"backend": self.name, "model": str(self.settings.llm_model),

@@ -208,10 +208,18 @@ class OfflineBackend:
     def __init__(self, schema: Schema | None = None) -> None:
         self.schema = schema
         self.vocab = vocabulary(schema) if schema is not None else None
-        self._digest = content_id(self.name, _RULES_VERSION, schema_digest(schema))
+        self._engine = content_id(self.name, _RULES_VERSION)
+        self._digest = (self._engine if schema is None
+                        else content_id(self.name, _RULES_VERSION, schema_digest(schema)))
+
+    @property
+    def engine_digest(self) -> str:
+        """The rules alone: a schema edit re-extracts, it need not rebuild the wiki."""
+        return self._engine
 
     @property
     def digest(self) -> str:
+        """Rules and schema: what the output for one record depends on."""
         return self._digest
 
     def describe(self) -> dict[str, str]:

@@ -170,9 +170,9 @@ def vocabulary(schema: Schema) -> Vocabulary:
 
 
 def schema_digest(schema: Schema | None) -> str:
-    """Content digest of a schema (canonical JSON of its model), "" for none."""
+    """sha256 of a schema's canonical JSON (the schema layer's own digest), "" for none."""
     if schema is None:
         return ""
-    from ..canonical import content_id
+    from ..canonical import canonical_json, sha256_hex
 
-    return content_id(schema.model_dump(mode="json"), length=64)
+    return sha256_hex(canonical_json(schema.model_dump(mode="json")))

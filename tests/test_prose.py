@@ -222,6 +222,20 @@ def test_a_one_word_phrase_does_not_reach_across_a_clause() -> None:
                   "product") == set()
 
 
+def test_prose_repeating_a_field_of_its_own_record_defers_to_the_field() -> None:
+    helpdesk = Schema.model_validate({"types": {"ticket": {"attributes": {
+        "reporter": {"type": "text", "phrases": ["requester", "reported by"]},
+        "refund amount": {"type": "money"}}}}})
+    r = record("Requester: Alexia Wong\nRefund amount: $120", "ticket", "jira").model_copy(
+        update={"fields": {"reporter": "Support Portal"}})
+    ex = OfflineBackend(helpdesk).extract(r)
+    got = {(c.kind, c.attribute, c.value) for c in ex.claims}
+    assert ("field", "reporter", "Support Portal") in got
+    assert ("statement", "statement", "Requester: Alexia Wong") in got
+    assert ("fact", "refund amount", "$120") in got
+    assert not any(c.kind == "fact" and c.attribute == "reporter" for c in ex.claims)
+
+
 def test_qualifiers_make_two_attributes_not_a_conflict() -> None:
     got = mapped("Returns: 30 days for Gold members.\nBasic members get a 14-day return window.",
                  RETAIL, "policy")

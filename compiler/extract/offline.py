@@ -228,5 +228,21 @@ class OfflineBackend:
     def extract(self, record: SourceRecord) -> Extraction:
         claims = structured_claims(record)
         body_claims, rejected = extract_body(record, self.vocab)
-        claims.extend(body_claims)
+        claims.extend(_defer_to_fields(claims, body_claims, record.entity_type))
         return Extraction(backend=self.digest, claims=tuple(claims), rejected=rejected)
+
+
+def _defer_to_fields(fields: list[RawClaim], body: list[RawClaim], own_type: str
+                     ) -> list[RawClaim]:
+    """A record's structured field is its own statement of an attribute: its prose naming the
+    same attribute of the same entity (a ticket's "Requester: …" beside its reporter field)
+    is a statement, not a second value that could contradict the field."""
+    stated = {(c.attribute, c.qualifiers) for c in fields if c.kind == "field"}
+    out = []
+    for c in body:
+        about_itself = c.subject_type is None or c.subject_type == own_type
+        if c.kind == "fact" and c.mapped and about_itself and (c.attribute, c.qualifiers) in stated:
+            c = RawClaim(attribute="statement", value=collapse(c.quote), kind="statement",
+                         quote=c.quote, span=c.span)
+        out.append(c)
+    return out

@@ -397,7 +397,7 @@ HELD_OUT += [
     (IT, "The maximum password age is ninety days for staff accounts.",
      [("password expiry", {}, "ninety days")]),
     (IT, "Help desk hours: Monday to Friday, 8am to 6pm",
-     [("service desk hours", {}, "monday to friday")]),
+     [("service desk hours", {}, "monday to friday, 8am to 6pm")]),
     (IT, "Printing costs €0.05 per page on North campus.",
      [("printing cost", {"campus": "North"}, "€0.05")]),
     (IT, "The print price at the south campus library is EUR 0.08.",

@@ -166,6 +166,19 @@ def test_amounts_without_a_currency_and_bare_numbers_under_a_header() -> None:
         ("seat price", (("plan", "Team"),), "18")}
 
 
+def test_multi_valued_attributes_take_each_listed_item_and_commas_continue_values() -> None:
+    geo = Schema.model_validate({"types": {"site": {"attributes": {
+        "served regions": {"type": "text", "cardinality": "multi", "phrases": ["serves"]},
+        "opening hours": {"type": "text"}, "site lead": {"type": "text"}}}}})
+    assert mapped("Served regions: Benelux, Nordics and Iberia", geo, "site") == {
+        ("served regions", (), "Benelux"), ("served regions", (), "Nordics"),
+        ("served regions", (), "Iberia")}
+    assert mapped("Opening hours: Monday to Friday, 07:00-19:00 CET", geo, "site") == {
+        ("opening hours", (), "Monday to Friday, 07:00-19:00 CET")}
+    assert mapped("The site lead is Ines Duarte, based in Porto.", geo, "site") == {
+        ("site lead", (), "Ines Duarte")}
+
+
 def test_a_phrase_without_a_value_of_its_type_states_nothing() -> None:
     body = "The team discussed the delivery time at length on Tuesday."
     assert mapped(body, FREIGHT) == set()

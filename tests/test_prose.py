@@ -379,6 +379,36 @@ def test_markdown_bodies_keep_their_own_marks() -> None:
     assert readable(body, "markdown") == body
 
 
+def test_markdown_definition_lists_read_term_and_definition_together() -> None:
+    body = "# Depot\n\nDock doors\n: 24\n\nAccount manager\n:   Luis Ortega\n"
+    assert readable(body, "markdown") == body.replace("doors\n", "doors ").replace(
+        "manager\n", "manager ")
+    got = facts(body, FREIGHT, "depot")
+    assert {(c.attribute, c.value) for c in got} == {("dock doors", "24"),
+                                                     ("account manager", "Luis Ortega")}
+    assert got[0].quote == "Dock doors\n: 24"
+
+
+def test_codes_and_times_right_after_a_text_phrase() -> None:
+    fleet = Schema.model_validate({"types": {"device": {"attributes": {
+        "firmware": {"type": "text", "phrases": ["firmware version"]},
+        "service window": {"type": "text", "phrases": ["maintenance window"]}}}}})
+    assert mapped("The gateway runs firmware 7.1.3 since May.", fleet, "device") == {
+        ("firmware", (), "7.1.3")}
+    assert mapped("The maintenance window is open 01:00-03:00 UTC.", fleet, "device") == {
+        ("service window", (), "01:00-03:00 UTC")}
+
+
+def test_payment_terms_and_spelled_out_currencies() -> None:
+    billing = Schema.model_validate({"types": {"account": {"attributes": {
+        "payment terms": {"type": "duration", "unit": "days"},
+        "credit limit": {"type": "money", "phrases": ["credit line"]}}}}})
+    body = ("| Account | Payment terms | Credit line |\n|---|---|---|\n"
+            "| Halvorsen AS | NET 30 | 150,000 Canadian dollars |")
+    assert mapped(body, billing, "topic") == {("payment terms", (), "NET 30"),
+                                              ("credit limit", (), "150,000 Canadian dollars")}
+
+
 # -- 4. instruction screening ----------------------------------------------------------------------
 
 INJECTIONS = [

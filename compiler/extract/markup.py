@@ -39,17 +39,29 @@ def _pad(keep: str, length: int) -> str:
     return keep + " " * (length - len(keep))
 
 
+# a Markdown definition list entry: "Term\n: definition" (the term alone on its line)
+_DEFINITION = re.compile(r"^([ \t]*[^\s:#|>*+-][^\n:]{0,60})\n(?=[ \t]*:[ \t]+\S)", re.MULTILINE)
+
+
+def _definitions(text: str) -> str:
+    """"Term\n: definition" read as "Term : definition" (the line break becomes a space)."""
+    if "\n:" not in text and "\n :" not in text:
+        return text
+    return _DEFINITION.sub(lambda m: m[1] + " ", text)
+
+
 def readable(body: str, system: str) -> str:
-    """``body`` with wiki markup blanked, same length; unchanged for other systems."""
+    """``body`` with wiki markup blanked, same length; Markdown is read as written, bar its
+    definition lists, whose term and definition are read as one line."""
     if system not in _WIKI_SYSTEMS or not any(c in body for c in "*_{[|h!#+^~?-"):
-        return body
+        return _definitions(body)
     text = _BLOCK.sub(lambda m: _blank(m.group()), body)
     text = _MONO.sub(lambda m: "  " + m[1] + "  ", text)
     text = _MACRO.sub(lambda m: _blank(m.group()), text)
     if system != "jira":
         # Confluence bodies are converted from storage XHTML already (connectors/xhtml.py),
         # with markdown heading and list marks: only stray macros remain to blank
-        return text
+        return _definitions(text)
     text = _IMAGE.sub(lambda m: _blank(m.group()), text)
     # Jira's "* item", "# item", "** nested": list items for the sentence splitter ("- ")
     text = _LIST.sub(lambda m: m[1] + _pad("-", len(m[2])), text)
@@ -61,4 +73,4 @@ def readable(body: str, system: str) -> str:
         text = _EMPHASIS.sub(lambda m: " " * len(m[1]) + m[2] + " " * len(m[3]), text)
     # "||Tier||Window||" header rows: pipes, single, so tables read as "| a | b |"
     text = _TABLE_ROW.sub(lambda m: m.group().replace("||", " |"), text)
-    return text
+    return _definitions(text)

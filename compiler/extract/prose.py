@@ -63,6 +63,10 @@ def _items(value: str, start: int, value_type: str) -> list[Found]:
 _BY = re.compile(r"\b(?:by|to|at|from|with|under)\s*$", re.IGNORECASE)
 _DIRECT = re.compile(r"^\s*(?P<v>[^;(]+)")
 _MAX_TEXT_VALUE_WORDS = 8
+_CODE = r"(?:[A-Za-z]{0,4}\d[\w]*(?:[.:/-]\w+)+|[A-Za-z]+-?\d+\w*|\d+[A-Za-z]+\d*)"
+_NEAR_CODE = re.compile(rf"^(?:\s+[a-z]+){{0,3}}?\s+(?P<v>{_CODE})(?=[\s.,;:)]|$)")
+_OPEN_CODE = re.compile(rf"^(?i:open|opens|from|at|by|until|around|approximately)\s+"
+                        rf"(?P<v>{_CODE}(?:\s+[A-Z]{{2,5}})?)$")  # "… 01:00-03:00 UTC"
 _BARE_NUMBER = re.compile(r"^\s*(?:up to |about |~)?\d[\d,]*(?:\.\d+)?\s*$", re.IGNORECASE)
 _SUPERSEDED = re.compile(
     r"\b(?:from|no longer|previously|formerly|instead of|rather than|used to be|down from|"
@@ -112,7 +116,7 @@ def context_of(vocab: Vocabulary, text: str) -> Context:
     """Attributes and qualifiers a heading or a lead-in names."""
     toks = tokens(text)
     attrs: list[AttrRef] = []
-    for m in vocab.attribute_matches(text, toks):
+    for m in _outside_qualifiers(vocab, text):
         for ref in m.targets:
             if ref not in attrs:
                 attrs.append(ref)
@@ -171,6 +175,9 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
         if t == "boolean" or not value or len(value.split()) > _MAX_TEXT_VALUE_WORDS:
             return []
         return [Found(r.start("v"), r.start("v") + len(value), value, t)]
+    elif t != "boolean" and (c := _NEAR_CODE.match(text[after:])):
+        # "runs firmware 4.2.0", "cut-off 15:30": a code or time right after the phrase
+        return [Found(after + c.start("v"), after + c.end("v"), c["v"], t)]
     else:
         return []
     listing = ref.spec.cardinality == "multi"
@@ -179,6 +186,10 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
     if not value:
         return []
     v_start += len(raw) - len(raw.lstrip())
+    if (o := _OPEN_CODE.match(value)) and t != "boolean":
+        # "is open 06:00-22:00", "from 15:30": the code is the value
+        v_start += o.start("v")
+        value = o["v"]
     if t == "boolean":
         b = _BOOLEAN_VALUE.match(value)
         return [Found(v_start, v_start + b.end(), b.group(), t)] if b else []
@@ -241,6 +252,9 @@ def sentence_hits(vocab: Vocabulary, text: str, entity_type: str | None,
     # "10 business days" names no "Business" plan: words inside a value qualify nothing
     qmatches = [q for q in vocab.qualifier_matches(text, toks)
                 if not any(q.start < e and s < q.end for s, e in typed)]
+    # "Platinum plan" names a plan (a qualifier), not the attribute "plan"
+    matches = [m for m in matches
+               if not any(q.start <= m.start and m.end <= q.end for q in qmatches)]
     label = _LABEL.match(text)
     own_label = False
     if label and len(label["l"].split()) <= _MAX_LABEL_WORDS:
@@ -337,13 +351,19 @@ def _hits_of(ref: AttrRef, values: list[Found], qmatches: list[Match],
     return [Hit(ref, v.text, v.start, v.end, tuple(sorted(quals.items())))]
 
 
+def _outside_qualifiers(vocab: Vocabulary, text: str) -> list[Match]:
+    quals = vocab.qualifier_matches(text)
+    return [m for m in vocab.attribute_matches(text)
+            if not any(q.start <= m.start and m.end <= q.end for q in quals)]
+
+
 def cell_hits(vocab: Vocabulary, header: str, label: str, cell: str, entity_type: str | None,
               context: Context = Context()) -> list[Hit]:
     """A table cell under ``header`` in the row labelled ``label``: the attribute is named by
     the header (or the label, in a transposed table, or the context); qualifiers by the
     label, the header and the context. Spans are in ``cell``."""
-    h_attrs = vocab.attribute_matches(header)
-    l_attrs = vocab.attribute_matches(label)
+    h_attrs = _outside_qualifiers(vocab, header)
+    l_attrs = _outside_qualifiers(vocab, label)
     if h_attrs:
         ref = _choose(h_attrs[0].targets, entity_type, cell)
     elif l_attrs:

@@ -24,8 +24,10 @@ _SCALE = r"(?:\s?(?:k|m|mm|bn|b)\b|\s(?:thousand|million|billion|trillion)\b)"
 _UNIT = (r"(?:(?:business|calendar|working)[ -])?(?:days?|weeks?|months?|years?|hours?|hrs?|"
          r"minutes?|mins?|quarters?|seconds?|secs?)")
 _DURATION = re.compile(
-    rf"(?<![\w.])(?:{_NUM}[ -]{_UNIT}\b|\b(?:a|an|one)\s(?:full\s)?{_UNIT}\b|\d+(?:h|hr|d|w)\b)", _I)
-_CURRENCY_WORD = r"(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|US\$|dollars?|euros?|pounds?)"
+    rf"(?<![\w.])(?:{_NUM}[ -]{_UNIT}\b|\b(?:a|an|one)\s(?:full\s)?{_UNIT}\b|\d+(?:h|hr|d|w)\b"
+    rf"|\bnet[ -]?\d{{1,3}}\b(?![ -]{_UNIT}))", _I)  # "NET 45": payment due 45 days after invoice
+_CURRENCY_WORD = (r"(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|US\$|(?:US |U\.S\. |American |Canadian |"
+                  r"Australian )?dollars?|euros?|(?:British )?pounds?(?: sterling)?|francs?)")
 _MONEY = re.compile(
     rf"(?:[$€£¥]\s?(?:{_DIGITS}){_SCALE}?|\b{_CURRENCY_WORD}\s?(?:{_DIGITS}){_SCALE}?"
     rf"|(?<![\w.])(?:{_DIGITS}){_SCALE}?\s?{_CURRENCY_WORD}\b)", _I)

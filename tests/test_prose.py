@@ -389,6 +389,15 @@ def test_markdown_definition_lists_read_term_and_definition_together() -> None:
     assert got[0].quote == "Dock doors\n: 24"
 
 
+def test_a_name_may_interrupt_a_phrase_and_a_name_may_come_before_it() -> None:
+    crm = Schema.model_validate({"types": {"account": {"attributes": {
+        "account lead": {"type": "text", "phrases": ["leads the account"]}}}}})
+    assert mapped("Tomas Reyes leads the Halvorsen Marine account.", crm, "topic") == {
+        ("account lead", (), "Tomas Reyes")}
+    # lower-case words do not interrupt a phrase: this is not the account's lead
+    assert mapped("Tomas Reyes leads the weekly review of the account.", crm, "topic") == set()
+
+
 def test_codes_and_times_right_after_a_text_phrase() -> None:
     fleet = Schema.model_validate({"types": {"device": {"attributes": {
         "firmware": {"type": "text", "phrases": ["firmware version"]},

@@ -19,6 +19,7 @@ from ..schema.model import Attribute, Schema
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _SKIP = frozenset({"a", "an", "the"})
 _INVERT = ("for", "of", "per", "on")
+_MAX_NAME_WORDS = 4
 
 
 _SUFFIXES = ("ions", "ion", "ings", "ing", "ed", "e")
@@ -75,23 +76,37 @@ class _Trie:
         if target not in targets:
             targets.append(target)
 
-    def scan(self, toks: list[tuple[str, int, int]]) -> list[tuple[int, int, int, list]]:
-        """Non-overlapping longest matches, left to right: (start, end, n tokens, targets)."""
+    def scan(self, toks: list[tuple[str, int, int]], text: str | None = None
+             ) -> list[tuple[int, int, int, list]]:
+        """Non-overlapping longest matches, left to right: (start, end, n tokens, targets).
+        With ``text``, a proper name may interrupt a phrase after its first word ("manages
+        the Nordwind Freight account" is "manages the account"); n counts phrase words only."""
         out = []
         i = 0
         while i < len(toks):
             node, best = self.root, None
             j = i
-            while j < len(toks) and toks[j][0] in node:
+            skipped = 0
+            while j < len(toks):
+                if toks[j][0] not in node:
+                    k = j
+                    if text is not None and j > i:
+                        while (k < len(toks) and k - j < _MAX_NAME_WORDS
+                               and text[toks[k][1]:toks[k][1] + 1].isupper()):
+                            k += 1
+                    if k == j or k >= len(toks) or toks[k][0] not in node:
+                        break
+                    skipped += k - j
+                    j = k
                 node = node[toks[j][0]]
                 j += 1
                 if None in node:
-                    best = (j, node[None])
+                    best = (j, node[None], skipped)
             if best is None:
                 i += 1
                 continue
-            j, targets = best
-            out.append((toks[i][1], toks[j - 1][2], j - i, targets))
+            j, targets, gap = best
+            out.append((toks[i][1], toks[j - 1][2], j - i - gap, targets))
             i = j
         return out
 
@@ -122,7 +137,7 @@ class Vocabulary:
 
     def attribute_matches(self, text: str, toks: list | None = None) -> list[Match]:
         toks = tokens(text) if toks is None else toks
-        return [Match(s, e, n, tuple(t)) for s, e, n, t in self.attributes.scan(toks)]
+        return [Match(s, e, n, tuple(t)) for s, e, n, t in self.attributes.scan(toks, text)]
 
     def qualifier_matches(self, text: str, toks: list | None = None) -> list[Match]:
         """Targets are (qualifier name, canonical value)."""

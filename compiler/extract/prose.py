@@ -65,6 +65,7 @@ _DIRECT = re.compile(r"^\s*(?P<v>[^;(]+)")
 _MAX_TEXT_VALUE_WORDS = 8
 _CODE = r"(?:[A-Za-z]{0,4}\d[\w]*(?:[.:/-]\w+)+|[A-Za-z]+-?\d+\w*|\d+[A-Za-z]+\d*)"
 _NEAR_CODE = re.compile(rf"^(?:\s+[a-z]+){{0,3}}?\s+(?P<v>{_CODE})(?=[\s.,;:)]|$)")
+_NAME_BEFORE = re.compile(r"^\s*(?P<v>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){1,3})\s+$")
 _OPEN_CODE = re.compile(rf"^(?i:open|opens|from|at|by|until|around|approximately)\s+"
                         rf"(?P<v>{_CODE}(?:\s+[A-Z]{{2,5}})?)$")  # "… 01:00-03:00 UTC"
 _BARE_NUMBER = re.compile(r"^\s*(?:up to |about |~)?\d[\d,]*(?:\.\d+)?\s*$", re.IGNORECASE)
@@ -175,6 +176,10 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
         if t == "boolean" or not value or len(value.split()) > _MAX_TEXT_VALUE_WORDS:
             return []
         return [Found(r.start("v"), r.start("v") + len(value), value, t)]
+    elif (t != "boolean" and phrase_start is not None
+          and (n := _NAME_BEFORE.match(text[:phrase_start]))):
+        # "Hana Kobayashi manages the account": a name, then the phrase as its verb
+        return [Found(n.start("v"), n.end("v"), n["v"], t)]
     elif t != "boolean" and (c := _NEAR_CODE.match(text[after:])):
         # "runs firmware 4.2.0", "cut-off 15:30": a code or time right after the phrase
         return [Found(after + c.start("v"), after + c.end("v"), c["v"], t)]

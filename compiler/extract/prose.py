@@ -30,8 +30,8 @@ _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|co|inc|ltd|corp|no|vs)$"
 def _cut(raw: str, listing: bool = False) -> str:
     """A value up to where its clause ends: not at the full stop of "Dr." or "Inc.", and not
     at a comma that continues the value ("Monday to Friday, 08:00-18:00", "Jane Doe, CFO";
-    every comma of a list when ``listing``), only at one that starts a clause ("…, based in
-    Lyon", "…, which …")."""
+    every comma of a multi-valued attribute's list), only at one that starts a clause ("…,
+    based in Lyon", "…, which …")."""
     for m in _VALUE_CUT.finditer(raw):
         if m.group().startswith(".") and _ABBREVIATION.search(raw[:m.start()]):
             continue
@@ -41,23 +41,6 @@ def _cut(raw: str, listing: bool = False) -> str:
                 continue
         return raw[:m.start()]
     return raw
-
-
-_LIST_SPLIT = re.compile(r",\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+|\s*/\s*")
-
-
-def _items(value: str, start: int, value_type: str) -> list[Found]:
-    """The items of a listed value ("us-east, eu-west and ap-south"), each with its span."""
-    out, pos = [], 0
-    for m in [*_LIST_SPLIT.finditer(value), None]:
-        end = m.start() if m else len(value)
-        piece = value[pos:end]
-        lead = len(piece) - len(piece.lstrip())
-        piece = piece.strip()
-        if piece:
-            out.append(Found(start + pos + lead, start + pos + lead + len(piece), piece, value_type))
-        pos = m.end() if m else pos
-    return out
 
 
 _BY = re.compile(r"\b(?:by|to|at|from|with|under)\s*$", re.IGNORECASE)
@@ -198,11 +181,7 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
     if t == "boolean":
         b = _BOOLEAN_VALUE.match(value)
         return [Found(v_start, v_start + b.end(), b.group(), t)] if b else []
-    if listing:
-        # a multi-valued attribute accumulates: each listed item is a value of its own
-        items = _items(value, v_start, t)
-        return [f for f in items if len(f.text.split()) <= _MAX_TEXT_VALUE_WORDS]
-    if len(value.split()) > _MAX_TEXT_VALUE_WORDS:
+    if len(value.split()) > (_MAX_TEXT_VALUE_WORDS * 2 if listing else _MAX_TEXT_VALUE_WORDS):
         return []
     return [Found(v_start, v_start + len(value), value, t)]
 
@@ -304,8 +283,7 @@ def sentence_hits(vocab: Vocabulary, text: str, entity_type: str | None,
     seen: set[tuple] = set()
     for i, (m, ref) in enumerate(pinned):
         for hit in _hits_of(ref, by_match.get(i, []), qmatches, context):
-            key = (hit.ref.entity_type, hit.ref.name, hit.qualifiers,
-                   hit.value if ref.spec.cardinality == "multi" else "")
+            key = (hit.ref.entity_type, hit.ref.name, hit.qualifiers)
             if key not in seen:
                 seen.add(key)
                 hits.append(hit)
@@ -322,9 +300,6 @@ def _hits_of(ref: AttrRef, values: list[Found], qmatches: list[Match],
                 if name in declared]
     base = {q: v for q, v in context.qualifiers if q in declared}
     values = sorted(values, key=lambda v: v.start)
-    if ref.spec.cardinality == "multi" and len(values) > 1:
-        quals = tuple(sorted(base.items()))
-        return [Hit(ref, v.text, v.start, v.end, quals) for v in values]
     several = {name for _, name, _ in mentions
                if len({c for _, n, c in mentions if n == name}) > 1}
     if several and len(values) > 1:

@@ -406,6 +406,10 @@ def test_codes_and_times_right_after_a_text_phrase() -> None:
         ("firmware", (), "7.1.3")}
     assert mapped("The maintenance window is open 01:00-03:00 UTC.", fleet, "device") == {
         ("service window", (), "01:00-03:00 UTC")}
+    # a time's colon is not a label's
+    assert mapped("The maintenance window starts daily at 02:30.", fleet,
+                  "device") == {("service window", (), "02:30")}
+    assert [(c.attribute, c.value) for c in facts("Backups run nightly at 02:30", None)] == []
 
 
 def test_payment_terms_and_spelled_out_currencies() -> None:

@@ -22,7 +22,7 @@ from .values import TYPED, Found, find_values
 
 _COPULA = re.compile(
     r"^(?P<gap>[^.;:!?]{0,60}?)(?:\s(?:is|are|was|were|will be|has been|have been|remains|"
-    r"stays|equals|means|=)\s+|\s*:\s*|\s[—–-]\s)(?P<v>[^;(]+)", re.IGNORECASE)
+    r"stays|equals|means|=)\s+|\s*(?<!\d):(?!\d)\s*|\s[—–-]\s)(?P<v>[^;(]+)", re.IGNORECASE)
 _VALUE_CUT = re.compile(r",\s|\s[—–-]\s|\.(?:\s|$)|\s\(|;")
 _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|co|inc|ltd|corp|no|vs)$", re.IGNORECASE)
 
@@ -47,7 +47,7 @@ _BY = re.compile(r"\b(?:by|to|at|from|with|under)\s*$", re.IGNORECASE)
 _DIRECT = re.compile(r"^\s*(?P<v>[^;(]+)")
 _MAX_TEXT_VALUE_WORDS = 8
 _CODE = r"(?:[A-Za-z]{0,4}\d[\w]*(?:[.:/-]\w+)+|[A-Za-z]+-?\d+\w*|\d+[A-Za-z]+\d*)"
-_NEAR_CODE = re.compile(rf"^(?:\s+[a-z]+){{0,3}}?\s+(?P<v>{_CODE})(?=[\s.,;:)]|$)")
+_NEAR_CODE = re.compile(rf"^(?:\s+[a-z]+){{0,4}}?\s+(?P<v>{_CODE})(?=[\s.,;:)]|$)")
 _NAME_BEFORE = re.compile(r"^\s*(?P<v>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){1,3})\s+$")
 _OPEN_CODE = re.compile(rf"^(?i:open|opens|from|at|by|until|around|approximately)\s+"
                         rf"(?P<v>{_CODE}(?:\s+[A-Z]{{2,5}})?)$")  # "… 01:00-03:00 UTC"

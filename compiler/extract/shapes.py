@@ -13,7 +13,8 @@ import re
 from ..text import normalize_attribute
 from .values import typed_whole
 
-_COLON = re.compile(r"^(?P<x>[^:]{1,80}?)\s*(?::|\s[—–]\s|\s-\s)\s*(?P<y>\S.*?)\s*\.?$")
+_COLON = re.compile(
+    r"^(?P<x>[^:]{1,80}?)\s*(?:(?<!\d):(?!\d)|\s[—–]\s|\s-\s)\s*(?P<y>\S.*?)\s*\.?$")
 _HAS = re.compile(
     r"^(?P<s>.+?)\s+(?:has|have|had|gets?|offers?|provides?|carries|carry|includes?|comes? with)"
     r"\s+(?:a|an)\s+(?P<x>[^,;]+?)\s+of\s+(?P<y>.+?)\s*\.?$", re.IGNORECASE)

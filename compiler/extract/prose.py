@@ -159,13 +159,14 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
         if t == "boolean" or not value or len(value.split()) > _MAX_TEXT_VALUE_WORDS:
             return []
         return [Found(r.start("v"), r.start("v") + len(value), value, t)]
-    elif (t != "boolean" and phrase_start is not None
-          and (n := _NAME_BEFORE.match(text[:phrase_start]))):
-        # "Hana Kobayashi manages the account": a name, then the phrase as its verb
-        return [Found(n.start("v"), n.end("v"), n["v"], t)]
     elif t != "boolean" and (c := _NEAR_CODE.match(text[after:])):
         # "runs firmware 4.2.0", "cut-off 15:30": a code or time right after the phrase
         return [Found(after + c.start("v"), after + c.end("v"), c["v"], t)]
+    elif (t != "boolean" and phrase_start is not None and not text[after:].strip(" .!")
+          and (n := _NAME_BEFORE.match(text[:phrase_start]))):
+        # "Hana Kobayashi manages the account.": a name, then the phrase ends the sentence
+        # (a name followed by more is the sentence's subject, not its value)
+        return [Found(n.start("v"), n.end("v"), n["v"], t)]
     else:
         return []
     listing = ref.spec.cardinality == "multi"

@@ -394,6 +394,11 @@ def test_a_name_may_interrupt_a_phrase_and_a_name_may_come_before_it() -> None:
         "account lead": {"type": "text", "phrases": ["leads the account"]}}}}})
     assert mapped("Tomas Reyes leads the Halvorsen Marine account.", crm, "topic") == {
         ("account lead", (), "Tomas Reyes")}
+    depot = Schema.model_validate({"types": {"depot": {"attributes": {
+        "cutoff": {"type": "text", "phrases": ["ships same day"]}}}}})
+    # the name before is the sentence's subject when more follows the phrase
+    assert mapped("North Depot ships same day for orders in by 14:00.", depot, "depot") == {
+        ("cutoff", (), "14:00")}
     # lower-case words do not interrupt a phrase: this is not the account's lead
     assert mapped("Tomas Reyes leads the weekly review of the account.", crm, "topic") == set()
 

@@ -1,8 +1,9 @@
 """Typed values as prose writes them: where in a piece of text a duration, an amount of money,
 a percentage, a number, a date or a yes/no stands, with its span.
 
-The value is returned as written ("thirty days", "USD 22 million", "30-day"); the schema layer
-turns it into its typed canonical form. A bound in front of a value ("up to", "at most",
+The value is returned as written ("thirty days", "USD 22 million", "30-day", "NET 45"); the
+schema layer turns it into its typed canonical form. Yes/no words are read after a copula
+(``prose.py``), text values from the sentence's shape. A bound in front of a value ("up to", "at most",
 "within", "no later than") is not part of it: the quote keeps the bound word.
 """
 
@@ -39,9 +40,6 @@ _DATE = re.compile(
     rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|\d{{1,2}}(?:st|nd|rd|th)? {_MONTH}\.?,? \d{{4}}"
     rf"|\d{{1,2}}/\d{{1,2}}/\d{{4}}|{_MONTH} \d{{4}})\b", _I)
 _NUMBER = re.compile(rf"(?<![\w.$€£%-])(?:{_DIGITS}|\b{_WORDNUM}\b)(?:{_SCALE})?(?![\w%])", _I)
-_BOOLEAN = re.compile(
-    r"\b(?:yes|no|true|false|(?:not\s)?(?:enabled|disabled|supported|included|available|"
-    r"required|allowed|permitted|offered|provided|mandatory|accepted|active))\b", _I)
 # a bound before a value: the value is the number, the bound stays in the quote
 BOUND = re.compile(
     r"\b(?:up to|at most|no more than|not more than|(?:a\s)?maximum of|max\.?|within|"
@@ -55,7 +53,6 @@ _BY_TYPE: dict[str, tuple[re.Pattern[str], ...]] = {
     "number": (_MONEY, _PERCENT, _DURATION, _DATE, _NUMBER),  # the first four are excluded
     "date": (_DATE,),
     "datetime": (_DATE,),
-    "boolean": (_BOOLEAN,),
 }
 TYPED = frozenset({"duration", "money", "percent", "date", "datetime", "number"})
 
@@ -92,16 +89,6 @@ def find_values(text: str, value_type: str) -> tuple[Found, ...]:
 def _is_year_alone(f: Found, value_type: str) -> bool:
     """A bare year ("in 2026") is a date's part, not a count."""
     return value_type == "number" and bool(re.fullmatch(r"(?:19|20)\d{2}", f.text))
-
-
-def any_typed(text: str) -> Found | None:
-    """The first value of a definite type (amount, percentage, duration, date) in ``text``."""
-    best: Found | None = None
-    for t in ("money", "percent", "duration", "date"):
-        for f in find_values(text, t):
-            if best is None or f.start < best.start:
-                best = f
-    return best
 
 
 @lru_cache(maxsize=8192)

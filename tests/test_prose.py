@@ -270,6 +270,16 @@ def test_without_schema_strong_shapes_are_unmapped_facts() -> None:
 
 
 @pytest.mark.parametrize("sentence", [
+    "Is the termination notice still 60 days?",
+    "The customer asked whether the termination notice is 90 days.",
+    "If the termination notice is 30 days, finance must approve.",
+])
+def test_questions_and_hypotheses_state_nothing(sentence: str) -> None:
+    assert facts(sentence, SAAS, "agreement") == []
+    assert facts(sentence, None, "agreement") == []
+
+
+@pytest.mark.parametrize("sentence", [
     "The goal is to make returns painless for everyone.",
     "The problem is that nobody reads the handbook before calling support.",
     "Our focus this quarter is reliability, onboarding and fewer escalations overall.",

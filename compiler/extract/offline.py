@@ -37,6 +37,8 @@ _RULES_VERSION = "offline-2"
 _LINE = re.compile(r"[^\n]+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_UNASSERTED = re.compile(r"\?\s*$|\bwhether\b|^\s*(?:if|unless|suppose|assuming)\b",
+                         re.IGNORECASE)
 _MAX_VALUE_WORDS = 12
 _MAX_CELL_WORDS = 6
 
@@ -147,6 +149,11 @@ class _Reader:
     def _sentence(self, s: int, e: int, is_item: bool) -> Iterator[RawClaim]:
         text, body = self.text, self.body
         sentence = text[s:e]
+        if _UNASSERTED.search(sentence):
+            # a question or a hypothesis states nothing ("Is the window 45 days?", "asked
+            # whether the window is 45 days", "If the fee is 20%, …")
+            yield _statement(body, text, s, e)
+            return
         if self.vocab is not None:
             # a heading's or lead-in's attribute reaches items and short lines, not prose
             short = is_item or len(sentence.split()) <= 8

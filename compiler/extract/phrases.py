@@ -48,14 +48,19 @@ def stem(word: str) -> str:
     return w
 
 
-def tokens(text: str) -> list[tuple[str, int, int]]:
-    """(stem, start, end) of the words of ``text`` that matter for matching (no articles)."""
+@lru_cache(maxsize=4096)  # a sentence is tokenised for attributes, qualifiers and labels
+def _tokens(text: str) -> tuple[tuple[str, int, int], ...]:
     out = []
     for m in _TOKEN.finditer(text):
         s = stem(m.group())
         if s and s not in _SKIP:
             out.append((s, m.start(), m.end()))
-    return out
+    return tuple(out)
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """(stem, start, end) of the words of ``text`` that matter for matching (no articles)."""
+    return list(_tokens(text))
 
 
 def _key(text: str) -> tuple[str, ...]:
@@ -134,6 +139,12 @@ class Vocabulary:
     attributes: _Trie = field(default_factory=_Trie)
     qualifiers: _Trie = field(default_factory=_Trie)
     enums: dict[tuple[str, str], _Trie] = field(default_factory=dict)
+    first_words: re.Pattern[str] | None = None
+
+    def may_name_attribute(self, text: str) -> bool:
+        """False when no attribute phrase can start anywhere in ``text`` (one regex search:
+        most sentences name none, and tokenising them is the costly part)."""
+        return self.first_words is None or self.first_words.search(text) is not None
 
     def attribute_matches(self, text: str, toks: list | None = None) -> list[Match]:
         toks = tokens(text) if toks is None else toks
@@ -177,6 +188,13 @@ def compile_vocabulary(schema: Schema) -> Vocabulary:
                     for word in (canonical, *synonyms):
                         trie.add(_key(word), canonical)
                 vocab.enums[(tname, aname)] = trie
+    # a stem is a prefix of the words it stands for ("calibrat…", "ship…"), bar a final y
+    # that plurals turn into "ies" ("polic…")
+    prefixes = {k[:-1] if k.endswith("y") and len(k) > 2 else k
+                for k in vocab.attributes.root if k is not None}
+    if prefixes:
+        alternatives = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
+        vocab.first_words = re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
     for qname in sorted(schema.qualifiers):
         for canonical, synonyms in sorted(schema.qualifiers[qname].values.items()):
             for word in (canonical, *synonyms):

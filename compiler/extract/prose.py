@@ -230,6 +230,8 @@ def _distance(m: Match, v: Found) -> float:
 def sentence_hits(vocab: Vocabulary, text: str, entity_type: str | None,
                   context: Context = Context()) -> list[Hit]:
     """The canonical attributes ``text`` states, with value and qualifiers (spans in ``text``)."""
+    if not context.attributes and not vocab.may_name_attribute(text):
+        return []
     toks = tokens(text)
     matches = vocab.attribute_matches(text, toks)
     typed = [(f.start, f.end) for t in ("money", "percent", "duration", "date")

@@ -87,9 +87,13 @@ class _Trie:
         With ``text``, a proper name may interrupt a phrase after its first word ("manages
         the Nordwind Freight account" is "manages the account"); n counts phrase words only."""
         out = []
-        i = 0
-        while i < len(toks):
-            node, best = self.root, None
+        root = self.root
+        i, n = 0, len(toks)
+        while i < n:
+            if toks[i][0] not in root:  # most words start no phrase
+                i += 1
+                continue
+            node, best = root, None
             j = i
             skipped = 0
             while j < len(toks):

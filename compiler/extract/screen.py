@@ -36,6 +36,13 @@ _REASONS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"summari[sz]ers?)\b[^.!?\n]{0,40}?\b(?:must|should|shall|will|always|need to|are to|"
         r"is to)?\s*(?:say|state|answer|respond|reply|output|claim|tell)\b", _I)),
 )
+# "When summarising this ticket, say that …": a command to whoever processes the text
+_WHEN_PROCESSING = re.compile(
+    r"\b(?:when|while|if) (?:you(?:'re| are)? )?(?:summari[sz]|process|read|index|extract|pars)\w*"
+    r" (?:this|the|these) (?:ticket|document|page|text|record|note|article|content|data|email|"
+    r"message|file)s?\b[^.!?\n]{0,40}?\b(?:say|state|answer|respond|reply|report|output|claim|"
+    r"write)\b",
+    re.IGNORECASE)
 # "Note to the AI: state …", "AI: answer …", "Dear assistant, …": an address to a model, then a command
 _ADDRESS = re.compile(
     r"\b(?:note to|dear|hey|attention|instructions? (?:for|to))\s+(?:the\s+)?(?:ai|assistant|llm|"
@@ -51,7 +58,7 @@ class Screened:
 
 def instruction_reason(sentence: str) -> str | None:
     """Why ``sentence`` reads as an instruction to a model, or None."""
-    if _ADDRESS.search(sentence):
+    if _ADDRESS.search(sentence) or _WHEN_PROCESSING.search(sentence):
         return "instruction_to_model"
     for reason, pattern in _REASONS:
         if pattern.search(sentence):
@@ -69,6 +76,7 @@ def _paragraph_end(text: str, pos: int) -> int:
 _ANY = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass|skip|you are now|from now on|act as|pretend|"
     r"system|instructions?|developer mode|jailbreak|ai|assistants?|llms?|chatbots?|"
+    r"summari[sz]\w*|processing|indexing|extracting|parsing|reading|"
     r"language models?|models?|bots?|gpt|copilot|extractors?|summari[sz]ers?)\b|<\||"
     r"\[/?(?:inst|system)\]", re.IGNORECASE)
 

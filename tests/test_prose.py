@@ -288,6 +288,9 @@ def test_questions_and_hypotheses_state_nothing(sentence: str) -> None:
     "Note: we should revisit this once the new warehouse opens next spring.",
     "It is important to document every exception in the ticket.",
     "The reason was a misconfigured DNS record on the edge proxy.",
+    "The Search service team is short-staffed.",
+    "The rollout is behind schedule again.",
+    "The dashboard is fixed.",
 ])
 def test_ordinary_prose_is_a_statement_not_a_fact(sentence: str) -> None:
     assert facts(sentence, None) == []

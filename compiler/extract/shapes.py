@@ -72,9 +72,16 @@ def _strong_value(value: str, limit: int) -> bool:
         return True
     if len(toks) > limit or toks[0].lower() in _WEAK_VALUE_START:
         return False
-    if len(toks) > 1 and toks[0].lower().endswith("ed"):
-        return False  # passive voice ("was escalated to tier 2"): an event, not a value
     return not any(t.lower().strip(",.") in {"i", "we", "you", "they", "he", "she"} for t in toks)
+
+
+def _value_like(value: str) -> bool:
+    """After "is", a value reads as one when it is typed, a name or a code ("Jonas Weber",
+    "Okta", "v2.4", "eu-west-1"); lower-case words describe a state ("is short-staffed",
+    "is behind schedule", "is fixed"), which changes from one note to the next and would
+    only ever make false contradictions."""
+    v = value.strip()
+    return bool(typed_whole(v)) or v[:1].isupper() or any(ch.isdigit() for ch in v)
 
 
 def shape(sentence: str) -> tuple[str, str, str] | None:
@@ -97,8 +104,10 @@ def shape(sentence: str) -> tuple[str, str, str] | None:
             return None
         if y.split()[0].lower() in {"a", "an", "not", "also", "being"} and not typed_whole(y):
             return None  # classification or negation: keep the sentence whole
-        if not _strong_value(y, MAX_VALUE_WORDS):
+        if not _strong_value(y, MAX_VALUE_WORDS) or not _value_like(y):
             return None
+        if len(y.split()) > 1 and y.split()[0].islower() and y.split()[0].endswith("ed"):
+            return None  # passive voice ("was escalated to tier 2"): an event, not a value
         return x, x, y
     if (m := _ADJECTIVAL.match(sentence)) and _strong_attribute(m["x"]):
         return m["s"] or m["x"], m["x"], m["y"]

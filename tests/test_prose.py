@@ -158,6 +158,10 @@ def test_value_before_its_phrase_and_a_superseded_value() -> None:
                   FREIGHT) == {("delivery sla", EXPRESS, "24 hours")}
     assert mapped("Express transit time is no longer 48 hours but 36 hours.", FREIGHT) == {
         ("delivery sla", EXPRESS, "36 hours")}
+    # an old value on its own is no value: two sentences of one page do not contradict
+    assert mapped("The express transit time used to be 48 hours.\n"
+                  "Since May the express transit time is 36 hours.", FREIGHT) == {
+        ("delivery sla", EXPRESS, "36 hours")}
 
 
 def test_amounts_without_a_currency_and_bare_numbers_under_a_header() -> None:

@@ -52,6 +52,9 @@ _NAME_BEFORE = re.compile(r"^\s*(?P<v>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){1,
 _OPEN_CODE = re.compile(rf"^(?i:open|opens|from|at|by|until|around|approximately)\s+"
                         rf"(?P<v>{_CODE}(?:\s+[A-Z]{{2,5}})?)$")  # "… 01:00-03:00 UTC"
 _BARE_NUMBER = re.compile(r"^\s*(?:up to |about |~)?\d[\d,]*(?:\.\d+)?\s*$", re.IGNORECASE)
+_FORMER = re.compile(
+    r"\b(?:used to be|previously|formerly|no longer|was once|until recently|down from|"
+    r"up from)\s+(?:(?:up to|about|around|roughly|approximately)\s+)?$", re.IGNORECASE)
 _SUPERSEDED = re.compile(
     r"\b(?:from|no longer|previously|formerly|instead of|rather than|used to be|down from|"
     r"up from)\s+(?:(?:up to|about|around|roughly|approximately)\s+)?$", re.IGNORECASE)
@@ -139,8 +142,10 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
         if not found and t == "money":
             # "annual revenue is 22 million": the schema's currency applies
             found = [f for f in find_values(text, "number") if not _is_small_count(f)]
+        # "used to be 30 days", "no longer 30 days": an old value is no value of the attribute
+        found = [f for f in found if not _FORMER.search(text[max(0, f.start - 30):f.start])]
         if len(found) > 1:
-            # "changed from 30 days to 45 days", "no longer 30 days": the old value goes
+            # "changed from 30 days to 45 days": the old value goes
             current = [f for f in found if not _SUPERSEDED.search(text[max(0, f.start - 30):f.start])]
             found = current or found
         return found

@@ -295,6 +295,8 @@ def test_questions_and_hypotheses_state_nothing(sentence: str) -> None:
     "The Search service team is short-staffed.",
     "The rollout is behind schedule again.",
     "The dashboard is fixed.",
+    "The refund window was previously 30 days.",
+    "The refund window is no longer 30 days.",
 ])
 def test_ordinary_prose_is_a_statement_not_a_fact(sentence: str) -> None:
     assert facts(sentence, None) == []

@@ -44,7 +44,8 @@ _VERBISH = frozenset(
     "while although we you they i he she it our your".split())
 _WEAK_VALUE_START = frozenset(
     "to that because when if whether how why what which who where the same not also being "
-    "still just more less very so too going likely possible".split())
+    "still just more less very so too going likely possible previously formerly once used "
+    "no".split())
 MAX_ATTRIBUTE_WORDS = 6
 MAX_VALUE_WORDS = 5
 MAX_COLON_VALUE_WORDS = 8

@@ -10,6 +10,8 @@ that attribute.
   "Enterprise-tier"), kept only where the attribute declares that qualifier. A sentence gives
   one claim per attribute, or one per distinct qualifier value when it lists several
   ("60 days for Enterprise and 30 days for Standard customers").
+
+The rules, and why each exists, are listed in ``docs/extraction.md``.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from ._common import FieldError, as_dict, as_list, build_each, origin, payload_i
 from .base import RecordError, SourceConfig
 from .privacy import declared_acl
 from .timefmt import parse_timestamp
+from .xhtml import header_row
 
 _DEFAULT_REFERENCE_FIELDS = {"Customer": "account", "Account": "account"}
 _NAMED_FIELDS = ("status", "priority", "issuetype", "resolution")
@@ -262,11 +263,10 @@ def _walk(node: Any, out: list[str]) -> None:
     elif kind == "listItem":
         inner = adf_to_text({"content": node.get("content")})
         out.append("\n- " + inner + "\n")  # nested items keep their own "- " on later lines
+    elif kind == "table":
+        _adf_table(node, out)
     elif kind == "tableRow":
-        cells = [
-            adf_to_text({"content": as_dict(c).get("content")}).replace("\n", " ")
-            for c in as_list(node.get("content"))
-        ]
+        cells = _adf_cells(node)
         row = f"{cells[0]}: {cells[1]}" if len(cells) == 2 else " | ".join(cells)
         out.append("\n" + row + "\n")
     else:
@@ -274,6 +274,28 @@ def _walk(node: Any, out: list[str]) -> None:
         out.append("\n" if block else "")
         _walk(node.get("content"), out)
         out.append("\n" if block else "")
+
+
+def _adf_cells(row: Any) -> list[str]:
+    return [adf_to_text({"content": as_dict(c).get("content")}).replace("\n", " ")
+            for c in as_list(as_dict(row).get("content"))]
+
+
+def _adf_table(node: dict[str, Any], out: list[str]) -> None:
+    """A table whose first row is all header cells: its rows as ``Header: cell; …`` (the form
+    Confluence tables take too); otherwise row by row as before."""
+    rows = [r for r in as_list(node.get("content")) if as_dict(r).get("type") == "tableRow"]
+    first = as_list(as_dict(rows[0]).get("content")) if rows else []
+    if len(first) < 2 or not all(as_dict(c).get("type") == "tableHeader" for c in first):
+        out.append("\n")
+        _walk(node.get("content"), out)
+        out.append("\n")
+        return
+    header = _adf_cells(rows[0])
+    for row in rows[1:]:
+        line = header_row(header, _adf_cells(row))
+        if line:
+            out.append("\n" + line + "\n")
 
 
 def _adf_date(timestamp: Any) -> str:

@@ -7,6 +7,8 @@ from .models import SCHEMA_VERSION
 from .policy import AuthorityPolicy, Match
 from .okf import reference_frontmatter
 from .render import escape
+from .schema.model import Schema
+from .schema.page import render_schema_section
 
 
 def _match(m: Match) -> str:
@@ -14,7 +16,8 @@ def _match(m: Match) -> str:
     return escape(", ".join(parts)) if parts else "any"
 
 
-def render_schema(policy: AuthorityPolicy) -> str:
+def render_schema(policy: AuthorityPolicy, schema: Schema | None = None,
+                  schema_digest: str = "") -> str:
     lines = [
         "# Wiki schema",
         "",
@@ -71,6 +74,8 @@ def render_schema(policy: AuthorityPolicy) -> str:
     for tier in (*policy.freshness.tiers, policy.freshness.default):
         lines.append(f"| {escape(tier.name)} | {tier.max_age_days} | {_match(tier.match)} |")
     lines.append("")
+    if schema is not None:
+        lines += render_schema_section(schema, schema_digest)
     # an OKF concept like every other non-reserved page of the wiki (compiler/okf.py)
     return reference_frontmatter("Wiki schema", "Page types, conventions and the authority "
                                  "policy this wiki was compiled under.") + "\n".join(lines)

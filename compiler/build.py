@@ -37,6 +37,7 @@ from .canonical import content_id, sha256_hex
 from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, Entity, SourceRecord
 from .policy import AuthorityPolicy, load_policy
+from .provenance.state_check import DIRECTORY_FILE, directory_bytes
 from .registry import Declaration, NameIndex, StoredNameLookup, merge_entity
 from .render import assemble_index, index_entry, patch_index, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
@@ -612,6 +613,13 @@ class _Compile:
                 + ([f"- … and {len(r.written) + len(r.removed) - 100} more"]
                    if len(r.written) + len(r.removed) > 100 else []))
             st.append_log(self.today, "compile", title, body)
+        # the directory the state serves `--as` from, signed through the index root so that
+        # an edited principal in the state is caught (compiler/provenance/state_check.py)
+        directory = directory_bytes(self.principals)
+        directory_path = self.out / DIRECTORY_FILE
+        if not directory_path.exists() or directory_path.read_bytes() != directory:
+            write_atomic(directory_path, directory)
+        self._aggregates[DIRECTORY_FILE] = sha256_hex(directory)
         log_path = self.out / "log.md"
         log = render_log(st.log_entries()).encode("utf-8")
         if not log_path.exists() or log_path.read_bytes() != log:

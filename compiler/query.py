@@ -57,6 +57,14 @@ class Answer(BaseModel):
                             "evidence covers (answered from 0.62)")
     pages: list[PageRef] = Field([], description="the pages retrieval ranked first")
 
+    def cited_claims(self) -> list[tuple[str, str]]:
+        """(claim id, status) of every claim the answer cites."""
+        return [(c.claim_id, c.status) for p in self.parts for c in p.citations]
+
+    def served_pages(self) -> set[str]:
+        """Pages this answer shows anything of (cited claims, ranked pages)."""
+        return {c.page for p in self.parts for c in p.citations} | {p.page for p in self.pages}
+
     def text(self) -> str:
         if not self.found:
             return "The wiki has no answer to this question."

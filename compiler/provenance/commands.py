@@ -93,7 +93,9 @@ def verify_cmd(
     if sources is not None and not (sources / "sources.yaml").is_file():
         err.print(f"[red]error:[/red] {sources}: not a corpus folder (no sources.yaml)")
         raise typer.Exit(EXIT_FAILED)
-    report = verify_wiki(wiki, _trust(key), sources)
+    trust = _trust(key)
+    report = verify_wiki(wiki, trust, sources)
+    _check_state(wiki, trust, report)
     if as_json:
         sys.stdout.write(report_json(report) + "\n")
     else:
@@ -116,6 +118,23 @@ def verify_cmd(
         raise typer.Exit(EXIT_FAILED)
     if report.stale:
         raise typer.Exit(EXIT_STALE)
+
+
+def _check_state(wiki: Path, trust, report) -> None:  # noqa: ANN001 - lazily imported types
+    """What the state serves against the signed pages, DBOMs and directory (state_check.py)."""
+    from ..build import wiki_state
+    from .state_check import StateCheck
+
+    if not (wiki / ".folio" / "state.db").exists():
+        return
+    state = wiki_state(wiki)
+    try:
+        check = StateCheck(wiki, state, trust)
+        check.check_all()
+    finally:
+        state.close()
+    for problem in check.problems:
+        report.add("mismatch", ".folio/state.db", problem)
 
 
 def audit_cmd(
@@ -142,8 +161,9 @@ def audit_cmd(
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc
     pull_answer(wiki, answer_id)  # a published wiki: records live beside the generations
+    trust = _trust(key)
     try:
-        report = audit(wiki, state, answer_id, _trust(key), sources)
+        report = audit(wiki, state, answer_id, trust, sources)
     except (AuditError, VerifyError) as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc

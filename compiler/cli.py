@@ -210,11 +210,11 @@ def show(
 
     state = _open(wiki)
     eid = state.find_entity(page)
+    served(wiki, state, [eid, *state.backlinks(eid)] if eid else [])
     view = page_view(state, eid, principal(state, who, groups), looked_up_as=page) if eid else None
     if view is None:
         err.print(f"no page named {page!r} in {wiki}")
         raise typer.Exit(1)
-    served(wiki, state, [eid, *(e for e, _ in view.backlinks)])
     text = view.markdown()
     if raw or not out.is_terminal:
         sys.stdout.write(text)

@@ -20,10 +20,12 @@ EXIT_REFUSED = 1
 
 def served(wiki: Path, state: State, pages: Iterable[str] | None,
            who: Principal | None = None, settings: FolioSettings | None = None) -> None:
-    """Exit 1 with a clear message unless ``pages`` (``None``: every page) and the directory
-    in ``state`` match the signed wiki. A wiki compiled with signing off has nothing to check
+    """Exit 1 with a clear message unless ``pages`` (``None``: every page; every page too for
+    a wiki of at most ``state_check.FULL_CHECK_PAGES``) and the directory in ``state`` match the
+    signed wiki. A wiki compiled with signing off has nothing to check
     against: it is served with a warning."""
     from ..provenance.signers import SigningError
+    from ..provenance import state_check
     from ..provenance.state_check import StateCheck, StateMismatch
     from ..provenance.verify import VerifyError, trust_from
 
@@ -35,7 +37,7 @@ def served(wiki: Path, state: State, pages: Iterable[str] | None,
     try:
         check = StateCheck(wiki, state, trust_from(settings))
         check.check_principals()
-        if pages is None:
+        if pages is None or state.page_count() <= state_check.FULL_CHECK_PAGES:
             check.check_all()
         else:
             check.check_pages(pages)

@@ -26,7 +26,7 @@ from .statement import (
     ANSWER_PREDICATE, PAYLOAD_TYPE, STATEMENT_TYPE, ResourceDescriptor, claim_digest, source_uri,
     statement_bytes,
 )
-from .state_check import StateCheck
+from .state_check import StateCheck, check_served
 from .verify import Trust, VerifyError, current_sources, verify_bundle_bytes
 
 ANSWERS_DIR = ".answers"
@@ -192,8 +192,7 @@ def audit(wiki: Path, state: State, rid: str, trust: Trust,
     p = stmt.predicate
     check = StateCheck(wiki, state, trust)
     # the audit reads signed files only, but refuses a wiki whose state contradicts them
-    check.check_pages({c.page for c in p.citations})
-    check.raise_if_failed()
+    check_served(wiki, state, trust, {c.page for c in p.citations}, check)
     corpus = current_sources(sources) if sources is not None else None
     trace = []
     for c in p.citations:

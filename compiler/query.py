@@ -54,7 +54,7 @@ class Answer(BaseModel):
     found: bool
     parts: list[AnswerPart] = []
     coverage: float = Field(0.0, description="share of the question's weight the best "
-                            "evidence covers (answered from 0.62)")
+                            "evidence covers (answered from retrieval.MIN_COVERAGE)")
     pages: list[PageRef] = Field([], description="the pages retrieval ranked first")
 
     def cited_claims(self) -> list[tuple[str, str]]:
@@ -115,7 +115,7 @@ def answer(state: State, question: str, who: Principal | None,
     best = useful[0].score if useful else 0.0
     groups: list[tuple[str, tuple[str, str]]] = []
     for ev in useful:
-        if ev.score < _KEEP * best or ev.coverage < _KEEP * r.coverage:
+        if ev.score < _KEEP * best or ev.context < _KEEP * r.coverage:
             continue
         c = ev.claim
         group = ("claim", c.id) if c.kind == "statement" else ("attr", c.attribute)

@@ -41,9 +41,43 @@ STOPWORDS = frozenset(
     must i we you they he she me us him her them my mine his hers ours yours theirs tell please
     give show much many any some know find out get got have has had into onto than then so if
     also just there's what's who's it's let lets need want wants like over under per via
-    anyone someone something anything thing things kind sort one ones each every all""".split()
+    anyone someone something anything thing things kind sort one ones each every all once
+    ever still already yet now today""".split()
+)
+# words that say how a question is asked ("how long does it take", "how quickly"), never what
+# it is about: a source rarely uses them, and they must not make a question look unanswerable
+FRAME_WORDS = frozenset(
+    """long quick quickly soon often take takes took taken taking happen happens happened
+    involved involve exactly currently usually typically normally generally based allowed able
+    supposed called named say says said mean means go goes going use used using""".split()
+)
+# A few groups of everyday business synonyms (generic, no corpus's own vocabulary): a
+# question's word also matches the others of its group, at a discount.
+SYNONYM_GROUPS = (
+    "cost price pricing fee charge", "client customer", "login logon signin sign sso",
+    "boss manager head lead", "employee staff headcount worker workforce",
+    "deal opportunity", "refund reimbursement reimburse", "fail failure error broken",
+    "outage incident downtime", "begin start effective", "owner owns responsible",
+    "bug defect", "contract agreement", "firm company organisation organization",
+    "cancel terminate", "deliver ship send", "phone telephone", "email mail",
+    "salary pay compensation", "guarantee warranty", "size amount value",
+    "approve approval sign-off signoff authorise authorize",
+    "limit cap maximum max ceiling", "allowance stipend budget", "day daily", "week weekly",
+    "month monthly", "year annual yearly", "night nightly", "hour hourly",
+    "food meal", "travel trip journey", "keep retain retention store",
+    "supplier supply provider vendor", "old age", "kilometre kilometer km",
+    "kilogram kilo kg", "mile mileage", "minute min", "quantity qty", "number count",
+    "remote home", "open opening", "closed close", "phone extension",
+)
+# multi-word phrases of questions rewritten to the word sources use
+PHRASES = (
+    (re.compile(r"\bin charge of\b", re.I), "manager of"),
+    (re.compile(r"\bresponsible for\b", re.I), "owner of"),
+    (re.compile(r"\bhow many people\b", re.I), "number of employees"),
+    (re.compile(r"\bsign[- ]?in\b|\blog[- ]?in\b", re.I), "login"),
 )
 _TOKEN = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
+KEY_LEN = 6  # stems are compared on their first 6 characters: response/respond, warranty/-ies
 
 K1, B = 1.2, 0.75
 # field weights (BM25F): a page's name says what it is about; attributes and values are what it
@@ -52,8 +86,10 @@ PAGE_FIELDS = {"title": 3.0, "attribute": 1.5, "value": 1.5, "text": 0.6}
 CLAIM_FIELDS = {"attribute": 2.0, "value": 2.0, "quote": 1.0, "name": 1.0}
 LINK_SHARE = 0.25  # share of a linked page's score a page gains
 PAGE_IN_CLAIM = 0.35  # share of its page's score added to a claim's own
+PAGE_CONTEXT = 0.5  # share of its page's coverage of the question a claim is credited with
+CONTEXT_SCORE = 0.5  # a typed claim on a top page scores at least this share of its best
 # abstain when the best claim with its page's name covers less of the question than this
-MIN_COVERAGE = 0.62
+MIN_COVERAGE = 0.5
 _CLAIM_CANDIDATES = 1500
 _RECORD_CANDIDATES = 200
 
@@ -90,6 +126,25 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=65536)
+def key(word: str) -> str:
+    """What two words are compared by: the stem's first :data:`KEY_LEN` characters."""
+    return stem(word)[:KEY_LEN]
+
+
+def _synonyms() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for group in SYNONYM_GROUPS:
+        keys = {key(w) for w in group.replace("-", "").split()}
+        for k in keys:
+            out.setdefault(k, set()).update(keys - {k})
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+SYNONYMS = _synonyms()
+SYNONYM_WEIGHT = 0.7
+
+
 def tokens(text: str) -> list[str]:
     """Lower-cased words and numbers ("1,500", "2.5" stay whole; "$49" is "49")."""
     return [t.replace(",", "") for t in _TOKEN.findall(text.lower())]
@@ -98,20 +153,33 @@ def tokens(text: str) -> list[str]:
 def stems(text: str, drop_stopwords: bool = False) -> list[str]:
     out = []
     for t in tokens(text):
-        if drop_stopwords and (t in STOPWORDS or (len(t) < 2 and not t.isdigit())):
+        if drop_stopwords and (t in STOPWORDS or t in FRAME_WORDS
+                               or (len(t) < 2 and not t.isdigit())):
             continue
-        out.append(stem(t))
+        out.append(key(t))
     return out
 
 
 def question_terms(question: str) -> list[str]:
-    """Content stems of the question, in order, once each."""
+    """Content keys of the question, in order, once each."""
+    for pattern, repl in PHRASES:
+        question = pattern.sub(repl, question)
     return list(dict.fromkeys(stems(question, drop_stopwords=True)))
 
 
 def _fts_term(term: str) -> str:
-    # a stem as a prefix query: "refund" matches refunds, refunded, refundable
-    return '"' + term.replace('"', '""') + '"' + ("*" if not term.isdigit() else "")
+    # a key as a prefix query: "refund" matches refunds, refunded, refundable; a key whose
+    # stem rewrote the word's ending ("polici" of policy) is cut back to a true prefix
+    if term.isdigit():
+        return '"' + term + '"'
+    if len(term) > 4 and term[-1] in "ie":
+        term = term[:-1]
+    return '"' + term.replace('"', '""') + '"*'
+
+
+def expand(terms: Sequence[str]) -> list[str]:
+    """The terms with their synonyms (for finding candidates)."""
+    return list(dict.fromkeys([*terms, *(a for t in terms for a in sorted(SYNONYMS.get(t, ())))]))
 
 
 def _bm25(tf: float, df: int, n: int, dl: float, avgdl: float) -> float:
@@ -128,7 +196,8 @@ class Evidence:
     claim: Claim
     status: str
     score: float
-    coverage: float
+    coverage: float  # share of the question's weight the claim (and its page's name) covers
+    context: float = 0.0  # … counting part of what the rest of its page covers
 
 
 @dataclass
@@ -159,6 +228,15 @@ class _PageDoc:
     claims: list[tuple[Claim, str]]
 
 
+def _tf(counts: Counter, term: str) -> float:
+    """A term's frequency, its synonyms counting at a discount."""
+    tf = float(counts[term])
+    for alt in SYNONYMS.get(term, ()):
+        if counts[alt]:
+            tf += SYNONYM_WEIGHT * counts[alt]
+    return tf
+
+
 def _counter(parts: Iterable[str]) -> Counter:
     c: Counter = Counter()
     for p in parts:
@@ -176,6 +254,7 @@ class Retriever:
         self.n_records = max(state.db.execute("SELECT count(*) FROM records_fts").fetchone()[0],
                              1)
         self._df: dict[tuple[str, str], int] = {}
+        self.titles: dict[str, str] = {}
 
     # -- statistics ------------------------------------------------------------------------
     def _df_of(self, kind: str, term: str) -> int:
@@ -210,7 +289,7 @@ class Retriever:
         return hits
 
     def _candidates(self, terms: Sequence[str], question: str) -> tuple[set[str], dict[str, str]]:
-        match = " OR ".join(_fts_term(t) for t in terms)
+        match = " OR ".join(_fts_term(t) for t in expand(terms))
         subjects: set[str] = set()
         record_text: dict[str, str] = {}
         try:
@@ -286,8 +365,24 @@ class Retriever:
 
     # -- ranking ---------------------------------------------------------------------------
     def retrieve(self, question: str, k_pages: int = 5, k_claims: int = 12) -> Retrieval:
+        """A question of several clauses ("who …, and what …?") is retrieved clause by
+        clause: it is answerable when every clause is, and its evidence interleaves theirs."""
+        parts = split_question(question)
+        if len(parts) < 2:
+            return self._retrieve(question, k_pages, k_claims)
+        subs = [self._retrieve(p, k_pages, k_claims) for p in parts]
+        merged = Retrieval(question=question, terms=list(dict.fromkeys(
+            t for r in subs for t in r.terms)), titles=self.titles)
+        for r in subs:
+            merged.titles.update(r.titles)
+        merged.pages = _interleave([r.pages for r in subs], lambda h: h.page)[:k_pages]
+        merged.claims = _interleave([r.claims for r in subs], lambda e: e.claim.id)[:k_claims]
+        merged.coverage = min(r.coverage for r in subs)
+        merged.answerable = all(r.answerable for r in subs)
+        return merged
+
+    def _retrieve(self, question: str, k_pages: int, k_claims: int) -> Retrieval:
         terms = question_terms(question)
-        self.titles: dict[str, str] = {}
         result = Retrieval(question=question, terms=terms, titles=self.titles)
         if not terms:
             return result
@@ -308,8 +403,9 @@ class Retriever:
         for eid, d in docs.items():
             s = 0.0
             for t in terms:
-                tf = (PAGE_FIELDS["title"] * d.title[t] + PAGE_FIELDS["attribute"] * d.attribute[t]
-                      + PAGE_FIELDS["value"] * d.value[t] + PAGE_FIELDS["text"] * d.text[t])
+                tf = (PAGE_FIELDS["title"] * _tf(d.title, t)
+                      + PAGE_FIELDS["attribute"] * _tf(d.attribute, t)
+                      + PAGE_FIELDS["value"] * _tf(d.value, t) + PAGE_FIELDS["text"] * _tf(d.text, t))
                 if tf:
                     s += page_idf[t] * tf * (K1 + 1) / (
                         tf + K1 * (1 - B + B * d.length / max(avg_page, 1e-9)))
@@ -338,20 +434,40 @@ class Retriever:
                 rows.append((eid, claim, status, fields, dl))
                 lengths.append(dl)
         avg_claim = sum(lengths) / max(len(lengths), 1)
+        wanted = answer_type(question)
         top_page = max(page_score.values()) or 1.0
+        page_cov = {eid: sum(weight[t] for t in terms if any(
+            _tf(c, t) for c in (d.title, d.attribute, d.value, d.text))) / total_weight
+            for eid, d in docs.items()}
+        near = set(ranked_pages[:3])
+        scored = []
+        best_on_page: dict[str, float] = {}
         for eid, claim, status, fields, dl in rows:
             s = 0.0
             covered = 0.0
             for t in terms:
-                tf = sum(CLAIM_FIELDS[f] * fields[f][t] for f in fields)
+                tf = sum(CLAIM_FIELDS[f] * _tf(fields[f], t) for f in fields)
                 if tf:
                     s += _bm25(tf, min(claim_df[t], self.n_claims), self.n_claims, dl, avg_claim)
-                    covered += weight[t]
+                    exact = any(fields[f][t] for f in fields)
+                    covered += weight[t] * (1.0 if exact else SYNONYM_WEIGHT)
+            best_on_page[eid] = max(best_on_page.get(eid, 0.0), s)
+            scored.append((eid, claim, status, s, covered / total_weight))
+        for eid, claim, status, s, cov in scored:
+            typed = wanted is not None and bool(wanted.search(claim.value))
+            if typed and eid in near and claim.kind != "statement":
+                # a claim is read in the context of its page: "how long did the outage last"
+                # is answered by the outage ticket's "duration", which shares no word with it
+                s = max(s, CONTEXT_SCORE * best_on_page[eid])
             if s <= 0:
                 continue
-            cov = covered / total_weight
-            evid.append(Evidence(claim, status, s * (0.5 + cov)
-                                 + PAGE_IN_CLAIM * page_score[eid] / top_page * s, cov))
+            ctx = cov + PAGE_CONTEXT * max(page_cov[eid] - cov, 0.0)
+            if wanted is not None:
+                s *= TYPE_BOOST if typed else TYPE_MISS
+            # coverage first: a claim that answers the whole question beats one that
+            # repeats a few of its words often
+            evid.append(Evidence(claim, status, s * (0.2 + ctx) ** 2
+                                 + PAGE_IN_CLAIM * page_score[eid] / top_page * s, cov, ctx))
         order = {"winner": 0, "contested": 1, "overruled": 2}
         evid.sort(key=lambda e: (-e.score, order.get(e.status, 3), e.claim.id))
         result.claims = evid[:k_claims]
@@ -373,6 +489,55 @@ class Retriever:
                     out.setdefault(subject, set()).add(target)
                     out.setdefault(target, set()).add(subject)
         return out
+
+
+_CLAUSE = re.compile(r"\s*(?:,|;|\band\b|\balso\b)\s+(?=(?:who|what|when|where|which|how|"
+                     r"is|are|does|do|can)\b)", re.I)
+
+
+def split_question(question: str) -> list[str]:
+    """The clauses of a question that asks several things, each starting with a question
+    word ("Who …, and what …?"); a one-clause question is returned whole."""
+    parts = [p.strip(" ,;?") for p in _CLAUSE.split(question)]
+    parts = [p for p in parts if p and p.lower() not in ("and", "also")]
+    return parts if len(parts) > 1 and all(question_terms(p) for p in parts) else [question]
+
+
+def _interleave(lists: Sequence[Sequence], ident) -> list:  # noqa: ANN001
+    out, seen = [], set()
+    for i in range(max((len(x) for x in lists), default=0)):
+        for x in lists:
+            if i < len(x) and ident(x[i]) not in seen:
+                seen.add(ident(x[i]))
+                out.append(x[i])
+    return out
+
+
+# what kind of value a question asks for, and how such a value looks
+_TYPES = (
+    (re.compile(r"\bhow (long|quickly|soon|fast|often)\b|\bwithin how\b|\bhow many "
+                r"(seconds|minutes|hours|days|weeks|months|years)\b", re.I),
+     re.compile(r"\d\s*(second|minute|min|hour|hr|day|week|month|year)s?\b|\d+x\d+", re.I)),
+    (re.compile(r"\bhow (many|much)\b|\bwhat (is|are) the (number|amount|price|cost|rate|"
+                r"size|total)\b", re.I), re.compile(r"\d")),
+    (re.compile(r"\bwhen\b|\bwhat (date|day|time|year)\b", re.I),
+     re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b(january|february|march|april|may|june|july|"
+                r"august|september|october|november|december|monday|tuesday|wednesday|"
+                r"thursday|friday|saturday|sunday)\b", re.I)),
+    (re.compile(r"^\s*(who|whom)\b|\bwho (is|are|leads|owns|runs|approves)\b", re.I),
+     re.compile(r"^[^\d]*[A-Z][^\d]*$")),
+)
+TYPE_BOOST = 2.0  # a claim whose value has the shape the question asks for
+TYPE_MISS = 0.6  # … and one whose value has not
+
+
+def answer_type(question: str) -> re.Pattern | None:
+    """The pattern of the value a question asks for (a duration, a quantity, a date, a
+    name), or None when its words do not say."""
+    for asks, looks in _TYPES:
+        if asks.search(question):
+            return looks
+    return None
 
 
 def retrieve(state: State, question: str, who: Principal | None, k_pages: int = 5,

@@ -147,7 +147,8 @@ def audit_cmd(
     key: KeyOpt = None,
 ) -> None:
     """Trace a signed answer: answer → claims → pages → source records at version and sha256,
-    flagging any that changed or were deleted since the answer was given.
+    each claim checked against the signed DBOM of its page now: flags claims that changed,
+    were overruled or retracted, and pages or sources that changed or were deleted since.
 
     Exit codes: 0 nothing changed; 1 the record is missing or its signature fails; 2 something
     cited changed or was deleted."""
@@ -179,7 +180,8 @@ def audit_cmd(
         for col in ("claim", "status", "page", "source (key@version, sha256)", "since"):
             t.add_column(col, overflow="fold")
         for s in report.trace:
-            flags = [f"claim {s.claim}" if s.claim != "unchanged" else "",
+            now = f" (now {s.claim_now})" if s.claim_now else ""
+            flags = [f"claim {s.claim}{now}" if s.claim != "unchanged" else "",
                      f"page {s.page_flag}" if s.page_flag != "unchanged" else "",
                      f"source {s.source_flag}" + (f" (now {s.source_now})" if s.source_now else "")
                      if s.source_flag != "unchanged" else ""]

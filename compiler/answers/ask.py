@@ -32,7 +32,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from ..models import Claim, Principal
-from ..query import Answer, AnswerPart, Citation, PageRef, answer as extract_answer
+from ..query import Answer, Citation, PageRef, answer as extract_answer
 from ..retrieval import Retrieval, retrieve
 from ..settings import FolioSettings
 from ..state import State
@@ -384,4 +384,4 @@ def _fact_of(c: Citation, n: int) -> Fact:
                 sha256=c.sha256, quote=c.quote, reason=c.reason)
 
 
-__all__ = ["AnswerPart", "AskAnswer", "Fact", "Sentence", "ask", "ask_messages", "validate"]
+__all__ = ["AskAnswer", "Fact", "Sentence", "ask", "ask_messages", "validate"]

@@ -31,7 +31,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..canonical import canonical_json, sha256_hex
-from ..models import Claim, Entity, Principal
+from ..models import Claim, Entity
 from ..state import _FULL_JSON, _WITH_RECORD, State
 from .index_root import (
     BUNDLE_SUFFIX, ROOT_FILE, SIDECAR_SUFFIX, IndexBucket, IndexStatement, bucket_file, bucket_of,

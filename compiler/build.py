@@ -207,7 +207,8 @@ class _Compile:
             self._synthesize(dirty)  # LLM calls end here, before anything is written
             self._write_pending(dirty)
             signing = plan_signing(self, t0)  # provenance: compiler/provenance, docs/provenance.md
-            self._render(dirty, signing)
+            self._render(dirty - self._answer_pages(), signing)
+            self._file_answers(signing)
             self._aggregate()
             attest_compile(self, signing, self._signed, self._aggregates)
             self.report.records_seen = st.record_count()
@@ -583,6 +584,28 @@ class _Compile:
                 pages.append((entity, winners))
         self._synthesis = {eid: [(s.text, s.claims) for s in sentences]
                            for eid, sentences in synthesizer.synthesize(pages).items()}
+
+    # -- 6b: answers filed back as pages (compiler/answers/pages.py) ------------------------
+    def _answer_pages(self) -> set[str]:
+        """Pages of filed answers: rendered from their filed answer, never from claims."""
+        from .answers.pages import ANSWER_TYPE, answer_page_id, load_filed
+
+        rows = self.state.db.execute("SELECT entity_id FROM pages WHERE type=?", (ANSWER_TYPE,))
+        return {r[0] for r in rows} | {answer_page_id(f.question) for f in load_filed(self.out)}
+
+    def _file_answers(self, signing: SigningPlan | None) -> None:
+        from .answers.pages import update_pages
+
+        written, removed, signed, index_changed = update_pages(
+            self.state, self.out, signing.signer if signing else None,
+            signing.build if signing else None, bool(signing and signing.resign_all))
+        r = self.report
+        r.written += written
+        r.pages_written += len(written)
+        r.removed += removed
+        r.pages_removed += len(removed)
+        self._signed.update(signed)
+        self._index_changed = self._index_changed or index_changed
 
     # -- 7: aggregate files -----------------------------------------------------------------
     def _aggregate(self) -> None:

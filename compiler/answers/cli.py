@@ -34,6 +34,9 @@ def ask_cmd(
         "--backend", help="offline (extractive) or llm (generated, FOLIO_LLM_*); default: "
         "FOLIO_BACKEND")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable answer")] = False,
+    save: Annotated[bool, typer.Option(
+        "--save", help="file the answer back into the wiki as a page of type answer, kept "
+        "current by every compile (see `folio answers`)")] = False,
 ) -> None:
     """Answer in sentences that each cite the claims they state, from the claims you may see.
     Every answer is stored as a signed answer record (see `folio audit`).
@@ -63,11 +66,21 @@ def ask_cmd(
         raise typer.Exit(1) from exc
     served(wiki, state, result.served_pages(), who_p, settings)
     record = _attest(state, wiki, result, settings)
+    if record:
+        # the sentence-level detail beside the signed record, for `folio answers save`
+        from ..atomic import write_atomic
+
+        write_atomic(wiki / ".answers" / f"{record}.ask.json",
+                     result.model_dump_json().encode("utf-8"))
+    page = _save(wiki, state, result, record, settings) if save else None
     if as_json:
         data = result.model_dump(mode="json")
         data["answer_id"] = record
+        data["page"] = page
         out.print_json(json.dumps(data))
         return
+    if page:
+        out.print(f"filed as [[{page}]]", highlight=False, markup=False)
     out.print(result.text(), highlight=False, markup=False, soft_wrap=True)
     if result.dropped:
         what = ", ".join(f"{k} {v}" for k, v in result.dropped.items())
@@ -96,5 +109,129 @@ def _attest(state, wiki: Path, result, settings: FolioSettings) -> str | None:  
     return rid
 
 
+def _save(wiki: Path, state, result, record: str | None,  # noqa: ANN001
+          settings: FolioSettings, answered_at=None) -> str | None:  # noqa: ANN001
+    from datetime import UTC, datetime
+
+    from ..build import CompileError
+    from ..store.cli import _REMOTES
+    from .filing import refresh_pages
+    from .pages import file_answer
+
+    if wiki in _REMOTES:
+        err.print("[red]error:[/red] --save files an answer into a local wiki, not a published "
+                  "one")
+        raise typer.Exit(1)
+    if not result.found:
+        err.print("no answer: nothing filed")
+        return None
+    filed = file_answer(wiki, state, result, record, answered_at or datetime.now(UTC))
+    state.close()
+    try:
+        refresh_pages(wiki, settings)
+    except CompileError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from exc
+    return filed.page
+
+
+answers_app = typer.Typer(help="Answers filed back into the wiki as pages of type answer.",
+                          no_args_is_help=True)
+
+
+@answers_app.command("save")
+def answers_save(
+    answer_id: Annotated[str, typer.Argument(help="id printed by `folio ask`")],
+    wiki: WikiOpt = "wiki",
+) -> None:
+    """File a signed answer (from `folio ask`) back into the wiki as a page. Refused when a
+    claim it cites changed since (ask again instead)."""
+    from ..build import wiki_state
+    from ..provenance.answers import AuditError, audit
+    from ..provenance.verify import VerifyError, trust_from
+    from .ask import AskAnswer
+
+    settings = FolioSettings()
+    state = wiki_state(wiki)
+    try:
+        report = audit(wiki, state, answer_id, trust_from(settings))
+    except (AuditError, VerifyError) as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from exc
+    if report.changed:
+        err.print(f"[red]error:[/red] answer {answer_id}: what it cites changed since it was "
+                  "given (folio audit shows what); ask again with --save")
+        raise typer.Exit(1)
+    detail = wiki / ".answers" / f"{answer_id}.ask.json"
+    if not detail.exists():
+        err.print(f"[red]error:[/red] {detail}: no sentence-level detail for this record "
+                  "(recorded by `folio query --attest`?); file answers from `folio ask`")
+        raise typer.Exit(1)
+    result = AskAnswer.model_validate_json(detail.read_bytes())
+    cited = {c.claim_id for c in report.trace}
+    if {cid for s in result.sentences for cid in s.claims} != cited:
+        err.print(f"[red]error:[/red] {detail}: does not match the signed record {answer_id}")
+        raise typer.Exit(1)
+    page = _save(wiki, state, result, answer_id, settings, report.answered_at)
+    out.print(f"filed as [[{page}]]", highlight=False, markup=False)
+
+
+@answers_app.command("refresh")
+def answers_refresh(
+    wiki: WikiOpt = "wiki",
+    everything: Annotated[bool, typer.Option(
+        "--all", help="ask every filed answer again, not only the stale ones")] = False,
+) -> None:
+    """Ask the stale filed answers again (LLM calls only for those) and re-render their pages."""
+    from datetime import UTC, datetime
+
+    from ..build import CompileError, wiki_state
+    from ..extract.base import ExtractionFailed
+    from ..views import principal
+    from .ask import ask
+    from .filing import refresh_pages
+    from .pages import file_answer, load_filed, staleness
+
+    settings = FolioSettings()
+    state = wiki_state(wiki)
+    todo = [f for f in load_filed(wiki) if everything or staleness(state, f)]
+    for f in todo:
+        who = None if f.principal == "operator" else principal(state, f.principal)
+        try:
+            result = ask(state, f.question, who, f.backend, settings,
+                         cache_dir=wiki / ".folio")
+        except ExtractionFailed as exc:
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
+            raise typer.Exit(1) from exc
+        served(wiki, state, result.served_pages(), who, settings)
+        record = _attest(state, wiki, result, settings)
+        file_answer(wiki, state, result, record, datetime.now(UTC))
+        out.print(f"re-asked [[{f.page}]]" + ("" if result.found else " (no answer now)"),
+                  highlight=False, markup=False)
+    state.close()
+    try:
+        written, removed = refresh_pages(wiki, settings)
+    except CompileError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from exc
+    out.print(f"{len(todo)} answers asked again; {len(written)} pages written, "
+              f"{len(removed)} removed")
+
+
+@answers_app.command("list")
+def answers_list(wiki: WikiOpt = "wiki") -> None:
+    """Filed answers, stale ones marked."""
+    from ..build import wiki_state
+    from .pages import load_filed, staleness
+
+    state = wiki_state(wiki)
+    for f in load_filed(wiki):
+        why = staleness(state, f)
+        out.print(f"{'STALE ' if why else ''}[[{f.page}]] {f.question}"
+                  + (f" — {'; '.join(why)}" if why else ""), highlight=False, markup=False,
+                  soft_wrap=True)
+
+
 def register(app: typer.Typer) -> None:
     app.command("ask")(ask_cmd)
+    app.add_typer(answers_app, name="answers")

@@ -49,7 +49,8 @@ STOPWORDS = frozenset(
 FRAME_WORDS = frozenset(
     """long quick quickly soon often take takes took taken taking happen happens happened
     involved involve exactly currently usually typically normally generally based allowed able
-    supposed called named say says said mean means go goes going use used using""".split()
+    supposed called named say says said mean means go goes going use used using expected
+    expect expecting likely set""".split()
 )
 # A few groups of everyday business synonyms (generic, no corpus's own vocabulary): a
 # question's word also matches the others of its group, at a discount.
@@ -237,6 +238,30 @@ def _tf(counts: Counter, term: str) -> float:
     return tf
 
 
+_GLUED = 8  # a field name this long without a space may be words glued together
+
+
+@lru_cache(maxsize=16384)
+def _glued_parts(word: str) -> tuple[str, ...]:
+    """Keys of the pieces of a glued field name ("dealstage", "closedate",
+    "numberofemployees" from CRM APIs): every split into two pieces of 4+ characters. Most are
+    not words; they cost nothing unless a question uses them."""
+    out = []
+    for i in range(4, len(word) - 3):
+        out += [key(word[:i]), key(word[i:])]
+    return tuple(dict.fromkeys(out))
+
+
+def _attribute_counter(parts: Iterable[str]) -> Counter:
+    c: Counter = Counter()
+    for p in parts:
+        for t in tokens(p):
+            c[key(t)] += 1
+            if len(t) >= _GLUED and t.isalpha():
+                c.update(_glued_parts(t))
+    return c
+
+
 def _counter(parts: Iterable[str]) -> Counter:
     c: Counter = Counter()
     for p in parts:
@@ -353,7 +378,8 @@ class Retriever:
                 continue  # a page whose name only hidden records give does not exist for who
             self.titles[eid] = names[0]
             title = _counter(dict.fromkeys(names))
-            attribute = _counter(c.attribute for c, _ in claims if c.kind != "statement")
+            attribute = _attribute_counter(c.attribute for c, _ in claims
+                                           if c.kind != "statement")
             value = _counter(c.value for c, _ in claims)
             text = _counter([*(c.quote for c, _ in claims if c.kind != "statement"),
                              *texts.get(eid, [])])
@@ -423,7 +449,8 @@ class Retriever:
         rows = []
         for eid, d in docs.items():
             for claim, status in d.claims:
-                fields = {"attribute": Counter(stems(claim.attribute)) if claim.kind != "statement"
+                fields = {"attribute": _attribute_counter([claim.attribute])
+                          if claim.kind != "statement"
                           else Counter(),
                           "value": Counter(stems(claim.value)),
                           "quote": Counter(stems(claim.quote)) if claim.kind != "statement"

@@ -150,3 +150,30 @@ def test_recall_at_5_beats_raw_bm25_and_abstention_holds(corpus: Path, questions
             abstained += not r.answerable
     assert folio >= base and folio / answerable >= 0.9, (folio, base, answerable)
     assert abstained / unanswerable >= 0.8, (abstained, unanswerable)
+
+
+def test_glued_crm_field_names_answer_plain_questions(tmp_path: Path) -> None:
+    """HubSpot's property names come glued ("dealstage", "closedate", "numberofemployees"):
+    a question that says "stage" or "close date" still finds them."""
+    import json
+
+    corpus = tmp_path / "crm"
+    (corpus / "hubspot").mkdir(parents=True)
+    (corpus / "sources.yaml").write_text(
+        "tenant: t\nsources:\n  - {path: hubspot, system: hubspot, instance: portal-1, "
+        "default_acl: {public: true}}\n")
+    deals = {"results": [
+        {"id": "1", "properties": {"dealname": "Globex renewal", "dealstage": "contractsent",
+                                   "closedate": "2027-02-01", "amount": "84000",
+                                   "hs_lastmodifieddate": "2026-10-01T00:00:00Z"}},
+        {"id": "2", "properties": {"dealname": "Initech pilot", "dealstage": "qualified",
+                                   "closedate": "2027-05-30", "amount": "12000",
+                                   "hs_lastmodifieddate": "2026-10-02T00:00:00Z"}}]}
+    (corpus / "hubspot" / "deals.json").write_text(json.dumps(deals))
+    wiki = tmp_path / "wiki"
+    assert compile_wiki(corpus, wiki).rejected == 0
+    st = wiki_state(wiki)
+    r = retrieve(st, "What stage is the Globex renewal deal in?", None)
+    assert r.answerable and r.claims[0].claim.value == "contractsent"
+    r = retrieve(st, "When is the Initech pilot expected to close?", None)
+    assert r.answerable and r.claims[0].claim.value == "2027-05-30"

@@ -135,6 +135,16 @@ def _save(wiki: Path, state, result, record: str | None,  # noqa: ANN001
     return filed.page
 
 
+def _state(wiki: Path):  # noqa: ANN202 - State, imported lazily
+    from ..build import wiki_state
+
+    try:
+        return wiki_state(wiki)
+    except FileNotFoundError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from exc
+
+
 answers_app = typer.Typer(help="Answers filed back into the wiki as pages of type answer.",
                           no_args_is_help=True)
 
@@ -146,13 +156,12 @@ def answers_save(
 ) -> None:
     """File a signed answer (from `folio ask`) back into the wiki as a page. Refused when a
     claim it cites changed since (ask again instead)."""
-    from ..build import wiki_state
     from ..provenance.answers import AuditError, audit
     from ..provenance.verify import VerifyError, trust_from
     from .ask import AskAnswer
 
     settings = FolioSettings()
-    state = wiki_state(wiki)
+    state = _state(wiki)
     try:
         report = audit(wiki, state, answer_id, trust_from(settings))
     except (AuditError, VerifyError) as exc:
@@ -185,7 +194,7 @@ def answers_refresh(
     """Ask the stale filed answers again (LLM calls only for those) and re-render their pages."""
     from datetime import UTC, datetime
 
-    from ..build import CompileError, wiki_state
+    from ..build import CompileError
     from ..extract.base import ExtractionFailed
     from ..views import principal
     from .ask import ask
@@ -193,7 +202,7 @@ def answers_refresh(
     from .pages import file_answer, load_filed, staleness
 
     settings = FolioSettings()
-    state = wiki_state(wiki)
+    state = _state(wiki)
     todo = [f for f in load_filed(wiki) if everything or staleness(state, f)]
     for f in todo:
         who = None if f.principal == "operator" else principal(state, f.principal)
@@ -221,10 +230,9 @@ def answers_refresh(
 @answers_app.command("list")
 def answers_list(wiki: WikiOpt = "wiki") -> None:
     """Filed answers, stale ones marked."""
-    from ..build import wiki_state
     from .pages import load_filed, staleness
 
-    state = wiki_state(wiki)
+    state = _state(wiki)
     for f in load_filed(wiki):
         why = staleness(state, f)
         out.print(f"{'STALE ' if why else ''}[[{f.page}]] {f.question}"

@@ -90,7 +90,7 @@ PAGE_IN_CLAIM = 0.35  # share of its page's score added to a claim's own
 PAGE_CONTEXT = 0.5  # share of its page's coverage of the question a claim is credited with
 CONTEXT_SCORE = 0.5  # a typed claim on a top page scores at least this share of its best
 # abstain when the best claim with its page's name covers less of the question than this
-MIN_COVERAGE = 0.5
+MIN_COVERAGE = 0.42
 _CLAIM_CANDIDATES = 1500
 _RECORD_CANDIDATES = 200
 
@@ -199,6 +199,7 @@ class Evidence:
     score: float
     coverage: float  # share of the question's weight the claim (and its page's name) covers
     context: float = 0.0  # … counting part of what the rest of its page covers
+    doubtful: bool = False  # about another entity than the question names, or a near miss
 
 
 @dataclass
@@ -280,6 +281,7 @@ class Retriever:
                              1)
         self._df: dict[tuple[str, str], int] = {}
         self.titles: dict[str, str] = {}
+        self._named: set[str] = set()
 
     # -- statistics ------------------------------------------------------------------------
     def _df_of(self, kind: str, term: str) -> int:
@@ -329,7 +331,8 @@ class Retriever:
                 record_text[key] = text
         except Exception:  # noqa: BLE001 - malformed FTS query: fall back to names only
             pass
-        subjects |= self._alias_pages(question)
+        self._named = self._alias_pages(question)
+        subjects |= self._named
         return subjects, record_text
 
     def _records_of(self, keys: Sequence[str]) -> dict[str, tuple[str, ACL]]:
@@ -463,7 +466,9 @@ class Retriever:
         avg_claim = sum(lengths) / max(len(lengths), 1)
         wanted = answer_type(question)
         top_page = max(page_score.values()) or 1.0
-        page_cov = {eid: sum(weight[t] for t in terms if any(
+        # what the rest of a page covers, numbers excepted: "severity 4" is not answered by a
+        # claim about severity 2 on a page that mentions "4 hours" elsewhere
+        page_cov = {eid: sum(weight[t] for t in terms if not t.isdigit() and any(
             _tf(c, t) for c in (d.title, d.attribute, d.value, d.text))) / total_weight
             for eid, d in docs.items()}
         near = set(ranked_pages[:3])
@@ -480,6 +485,12 @@ class Retriever:
                     covered += weight[t] * (1.0 if exact else SYNONYM_WEIGHT)
             best_on_page[eid] = max(best_on_page.get(eid, 0.0), s)
             scored.append((eid, claim, status, s, covered / total_weight))
+        # pages the question names (by name or alias) and their neighbours: an answer about
+        # another entity is not an answer ("warranty of Acme Analytics" is not Acme Edge's)
+        named = self._named & set(docs)
+        around = named | {o for n in named for o in links.get(n, ())}
+        qset = set(terms)
+        missing_slot = False
         for eid, claim, status, s, cov in scored:
             typed = wanted is not None and bool(wanted.search(claim.value))
             if typed and eid in near and claim.kind != "statement":
@@ -491,15 +502,28 @@ class Retriever:
             ctx = cov + PAGE_CONTEXT * max(page_cov[eid] - cov, 0.0)
             if wanted is not None:
                 s *= TYPE_BOOST if typed else TYPE_MISS
+            # off the question's entity: on another page, not stating anything about it
+            off_entity = bool(named) and eid not in named and not any(
+                m.entity in named for m in claim.mentions)
+            if named:
+                s *= ENTITY_BOOST if eid in named else 1.0 if eid in around else ENTITY_MISS
+            miss = _near_miss(claim, docs[eid].claims, qset)
+            if miss:
+                s *= NEAR_MISS
+                missing_slot = missing_slot or _asks_missing_slot(claim, qset)
             # coverage first: a claim that answers the whole question beats one that
             # repeats a few of its words often
             evid.append(Evidence(claim, status, s * (0.2 + ctx) ** 2
-                                 + PAGE_IN_CLAIM * page_score[eid] / top_page * s, cov, ctx))
+                                 + PAGE_IN_CLAIM * page_score[eid] / top_page * s, cov, ctx,
+                                 off_entity or miss))
         order = {"winner": 0, "contested": 1, "overruled": 2}
         evid.sort(key=lambda e: (-e.score, order.get(e.status, 3), e.claim.id))
         result.claims = evid[:k_claims]
-        result.coverage = max((e.coverage for e in evid[:k_claims]), default=0.0)
-        result.answerable = result.coverage >= MIN_COVERAGE
+        fit = [e for e in result.claims if not e.doubtful]
+        result.coverage = max((e.context for e in fit), default=0.0)
+        # a question about a member of a family of attributes that the family lacks
+        # ("severity 4", "government customers") is not answered by its siblings
+        result.answerable = result.coverage >= MIN_COVERAGE and not missing_slot
         return result
 
     def _links(self, pages: set[str]) -> dict[str, set[str]]:
@@ -516,6 +540,43 @@ class Retriever:
                     out.setdefault(subject, set()).add(target)
                     out.setdefault(target, set()).add(subject)
         return out
+
+
+def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: set[str]) -> bool:
+    """The claim is one of a family of attributes that differ in one word ("severity 1/2/3
+    response time", "return window for enterprise/standard customers"), the question names
+    none of the family's values, and says something its attribute does not: it asks about a
+    value the family lacks ("severity 4", "government customers")."""
+    if claim.kind not in ("field", "fact"):
+        return False
+    mine = [key(t) for t in tokens(claim.attribute)]
+    slots: set[str] = set()
+    if len(mine) < 2:
+        mine = []  # one-word attributes ("amount", "duration") are not a family
+    for other, _ in siblings:
+        if other.kind not in ("field", "fact") or other.attribute == claim.attribute:
+            continue
+        theirs = [key(t) for t in tokens(other.attribute)]
+        if not mine or len(theirs) != len(mine):
+            continue
+        diff = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
+        if len(diff) == 1:
+            slots |= {mine[diff[0]], theirs[diff[0]]}
+    qualifiers = getattr(claim, "qualifiers", None)  # the schema layer's, when present
+    if isinstance(qualifiers, dict):
+        slots |= {key(str(v)) for v in qualifiers.values()}
+    if not slots or slots & question:
+        return False
+    said = set(mine) | {key(t) for t in tokens(claim.value)}
+    return bool(question - said - set(SYNONYMS))
+
+
+def _asks_missing_slot(claim: Claim, question: set[str]) -> bool:
+    """A near miss whose attribute's other words are all in the question: the question is
+    about this family and names a member it does not have ("severity 4 response time")."""
+    words = stems(claim.attribute, drop_stopwords=True)
+    shared = [w for w in words if w in question]
+    return len(words) >= 2 and len(shared) >= len(words) - 1
 
 
 _CLAUSE = re.compile(r"\s*(?:,|;|\band\b|\balso\b)\s+(?=(?:who|what|when|where|which|how|"
@@ -554,6 +615,9 @@ _TYPES = (
     (re.compile(r"^\s*(who|whom)\b|\bwho (is|are|leads|owns|runs|approves)\b", re.I),
      re.compile(r"^[^\d]*[A-Z][^\d]*$")),
 )
+ENTITY_BOOST = 1.5  # a claim on a page the question names
+ENTITY_MISS = 0.5  # … on a page neither named nor linked to one that is
+NEAR_MISS = 0.3  # a claim whose attribute family lacks the value the question asks about
 TYPE_BOOST = 2.0  # a claim whose value has the shape the question asks for
 TYPE_MISS = 0.6  # … and one whose value has not
 

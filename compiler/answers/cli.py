@@ -204,10 +204,16 @@ def answers_refresh(
     settings = FolioSettings()
     state = _state(wiki)
     todo = [f for f in load_filed(wiki) if everything or staleness(state, f)]
+    client = None
     for f in todo:
+        if f.backend == "llm" and client is None:
+            from .ask import llm_client
+
+            client = llm_client(settings, wiki / ".folio")  # one client for every answer
         who = None if f.principal == "operator" else principal(state, f.principal)
         try:
             result = ask(state, f.question, who, f.backend, settings,
+                         client=client if f.backend == "llm" else None,
                          cache_dir=wiki / ".folio")
         except ExtractionFailed as exc:
             err.print(f"[red]error:[/red] {escape(str(exc))}")

@@ -115,14 +115,15 @@ def answer(state: State, question: str, who: Principal | None,
     best = useful[0].score if useful else 0.0
     groups: list[tuple[str, tuple[str, str]]] = []
     for ev in useful:
-        if ev.score < _KEEP * best or ev.context < _KEEP * r.coverage:
+        # several clauses: each has its own best, so no part is measured against another's
+        if r.clauses == 1 and (ev.score < _KEEP * best or ev.context < _KEEP * r.coverage):
             continue
         c = ev.claim
         group = ("claim", c.id) if c.kind == "statement" else ("attr", c.attribute)
         if (c.subject, group) not in groups:
             groups.append((c.subject, group))
     found = {e.claim.id: e.claim for e in r.claims}
-    for subject, (kind, key) in groups[:_MAX_GROUPS]:
+    for subject, (kind, key) in groups[:_MAX_GROUPS * r.clauses]:
         title = r.titles.get(subject, subject)
         if kind == "claim":
             part = _statement_part(found[key], title)

@@ -42,7 +42,7 @@ STOPWORDS = frozenset(
     give show much many any some know find out get got have has had into onto than then so if
     also just there's what's who's it's let lets need want wants like over under per via
     anyone someone something anything thing things kind sort one ones each every all once
-    ever still already yet now today""".split()
+    ever still already yet now today after before during since until""".split()
 )
 # words that say how a question is asked ("how long does it take", "how quickly"), never what
 # it is about: a source rarely uses them, and they must not make a question look unanswerable
@@ -69,6 +69,10 @@ SYNONYM_GROUPS = (
     "supplier supply provider vendor", "old age", "kilometre kilometer km",
     "kilogram kilo kg", "mile mileage", "minute min", "quantity qty", "number count",
     "remote home", "open opening", "closed close", "phone extension",
+    "sev severity", "react respond response reply", "sector industry vertical",
+    "guarantee warranty cover coverage", "uptime availability sla",
+    "datacenter datacentre region centre center", "percent percentage",
+    "deadline window", "equipment device hardware",
 )
 # multi-word phrases of questions rewritten to the word sources use
 PHRASES = (
@@ -76,6 +80,7 @@ PHRASES = (
     (re.compile(r"\bresponsible for\b", re.I), "owner of"),
     (re.compile(r"\bhow many people\b", re.I), "number of employees"),
     (re.compile(r"\bsign[- ]?in\b|\blog[- ]?in\b", re.I), "login"),
+    (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
 )
 _TOKEN = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 KEY_LEN = 6  # stems are compared on their first 6 characters: response/respond, warranty/-ies
@@ -218,6 +223,7 @@ class Retrieval:
     coverage: float = 0.0
     answerable: bool = False
     titles: dict[str, str] = field(default_factory=dict)
+    clauses: int = 1  # a question of several clauses is answered clause by clause
 
 
 @dataclass
@@ -407,6 +413,7 @@ class Retriever:
         merged.pages = _interleave([r.pages for r in subs], lambda h: h.page)[:k_pages]
         merged.claims = _interleave([r.claims for r in subs], lambda e: e.claim.id)[:k_claims]
         merged.coverage = min(r.coverage for r in subs)
+        merged.clauses = len(subs)
         merged.answerable = all(r.answerable for r in subs)
         return merged
 
@@ -606,6 +613,8 @@ _TYPES = (
     (re.compile(r"\bhow (long|quickly|soon|fast|often)\b|\bwithin how\b|\bhow many "
                 r"(seconds|minutes|hours|days|weeks|months|years)\b", re.I),
      re.compile(r"\d\s*(second|minute|min|hour|hr|day|week|month|year)s?\b|\d+x\d+", re.I)),
+    (re.compile(r"\b(what|which) (percentage|percent|share|proportion)\b|\bhow many percent",
+                re.I), re.compile(r"\d\s*%|\bpercent")),
     (re.compile(r"\bhow (many|much)\b|\bwhat (is|are) the (number|amount|price|cost|rate|"
                 r"size|total)\b", re.I), re.compile(r"\d")),
     (re.compile(r"\bwhen\b|\bwhat (date|day|time|year)\b", re.I),

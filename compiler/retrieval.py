@@ -497,7 +497,8 @@ class Retriever:
         named = self._named & set(docs)
         around = named | {o for n in named for o in links.get(n, ())}
         qset = set(terms)
-        missing_slot = False
+        missing: set[tuple[str, str]] = set()
+        present: set[tuple[str, str]] = set()
         for eid, claim, status, s, cov in scored:
             typed = wanted is not None and bool(wanted.search(claim.value))
             if typed and eid in near and claim.kind != "statement":
@@ -517,7 +518,10 @@ class Retriever:
             miss = _near_miss(claim, docs[eid].claims, qset)
             if miss:
                 s *= NEAR_MISS
-                missing_slot = missing_slot or _asks_missing_slot(claim, qset)
+                if _asks_missing_slot(claim, qset):
+                    missing.add((eid, claim.attribute))
+            elif claim.kind in ("field", "fact"):
+                present.add((eid, claim.attribute))  # e.g. the member with the asked qualifier
             # coverage first: a claim that answers the whole question beats one that
             # repeats a few of its words often
             evid.append(Evidence(claim, status, s * (0.2 + ctx) ** 2
@@ -530,7 +534,7 @@ class Retriever:
         result.coverage = max((e.context for e in fit), default=0.0)
         # a question about a member of a family of attributes that the family lacks
         # ("severity 4", "government customers") is not answered by its siblings
-        result.answerable = result.coverage >= MIN_COVERAGE and not missing_slot
+        result.answerable = result.coverage >= MIN_COVERAGE and not (missing - present)
         return result
 
     def _links(self, pages: set[str]) -> dict[str, set[str]]:
@@ -569,9 +573,13 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
         diff = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
         if len(diff) == 1:
             slots |= {mine[diff[0]], theirs[diff[0]]}
-    qualifiers = getattr(claim, "qualifiers", None)  # the schema layer's, when present
-    if isinstance(qualifiers, dict):
-        slots |= {key(str(v)) for v in qualifiers.values()}
+    # the schema layer's qualifiers, when claims carry them: {"tier": "Enterprise"} or pairs
+    qualifiers = getattr(claim, "qualifiers", None)
+    pairs = (qualifiers.items() if isinstance(qualifiers, dict)
+             else qualifiers if isinstance(qualifiers, (tuple, list)) else ())
+    for pair in pairs:
+        if isinstance(pair, (tuple, list)) and len(pair) == 2:
+            slots |= {key(t) for t in tokens(str(pair[1]))}
     if not slots or slots & question:
         return False
     said = set(mine) | {key(t) for t in tokens(claim.value)}

@@ -97,7 +97,9 @@ def test_linked_pages_gain_from_their_neighbours(state, monkeypatch) -> None:  #
     "What is the capital of France?",
     "What is the parental leave policy?",
     "Who is the CEO of Acme?",
-    "What is the return window for government customers?",
+    "What is the return window for government customers?",  # a member the family lacks
+    "What response time applies to Severity 4 tickets?",     # … by number
+    "How long is the warranty on Acme Analytics?",           # Acme Edge's is not its
 ])
 def test_unanswerable_questions_abstain(state, question: str) -> None:  # noqa: ANN001
     assert not retrieve(state, question, None).answerable
@@ -179,3 +181,22 @@ def test_glued_crm_field_names_answer_plain_questions(tmp_path: Path) -> None:
     assert r.answerable and r.claims[0].claim.value == "contractsent"
     r = retrieve(st, "When is the Initech pilot expected to close?", None)
     assert r.answerable and r.claims[0].claim.value == "2027-05-30"
+
+
+def test_a_qualifier_the_claims_carry_decides_a_near_miss() -> None:
+    """With the schema layer's qualifiers, the family is one attribute: the Enterprise claim is
+    a near miss for a Gold question, the Gold claim is not."""
+    from types import SimpleNamespace
+
+    from compiler.retrieval import _near_miss
+
+    def claim(tier: str, value: str):  # noqa: ANN202
+        return SimpleNamespace(kind="fact", attribute="return window", value=value,
+                               qualifiers=(("tier", tier),))
+
+    enterprise, gold = claim("Enterprise", "60 days"), claim("Gold", "90 days")
+    q = set(question_terms("How long is the return window for Gold customers?"))
+    siblings = [(enterprise, "winner"), (gold, "winner")]
+    assert _near_miss(enterprise, siblings, q)
+    assert not _near_miss(gold, siblings, q)
+    assert not _near_miss(enterprise, siblings, set(question_terms("What is the return window?")))

@@ -260,3 +260,24 @@ def test_ask_on_a_published_wiki_stores_its_record_with_the_store(
     shutil.rmtree(tmp_path / "cache")
     res = runner.invoke(app, ["audit", rid, "--wiki", url])
     assert res.exit_code == 0, res.output
+
+
+def test_ask_cli_with_the_llm_backend(fake: FakeProvider, acme_wiki: Path, runner: CliRunner,
+                                      monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    wiki = tmp_path / "wiki"
+    shutil.copytree(acme_wiki, wiki)  # ask writes its record and cache into the wiki
+    def answer(messages):  # noqa: ANN001, ANN202
+        ref = re.search(r'^(c\d+): .*return window for enterprise customers = "60 days"',
+                        messages[-1]["content"], re.M).group(1)
+        return [{"text": "Enterprise customers have 60 days.", "claims": [ref]},
+                {"text": "Nobody knows.", "claims": []}]
+
+    fake.respond = _responder(answer)
+    monkeypatch.setenv("FOLIO_LLM_MODEL", "folio-fake/cli")
+    res = runner.invoke(app, ["ask", RETURN_Q, "--wiki", str(wiki), "--backend", "llm",
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["backend"] == "llm" and data["dropped"] == {"uncited": 1}
+    assert [s["text"] for s in data["sentences"]] == ["Enterprise customers have 60 days."]
+    assert data["answer_id"] and fake.calls == 1

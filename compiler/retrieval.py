@@ -61,7 +61,7 @@ SYNONYM_GROUPS = (
     "outage incident downtime", "begin start effective", "owner owns responsible",
     "bug defect", "contract agreement", "firm company organisation organization",
     "cancel terminate", "deliver ship send", "phone telephone", "email mail",
-    "salary pay compensation", "guarantee warranty", "size amount value",
+    "salary pay compensation", "guarantee warranty", "size amount",
     "approve approval sign-off signoff authorise authorize",
     "limit cap maximum max ceiling", "allowance stipend budget", "day daily", "week weekly",
     "month monthly", "year annual yearly", "night nightly", "hour hourly",
@@ -72,7 +72,9 @@ SYNONYM_GROUPS = (
     "sev severity", "react respond response reply", "sector industry vertical",
     "guarantee warranty cover coverage", "uptime availability sla",
     "datacenter datacentre region centre center", "percent percentage",
-    "deadline window", "equipment device hardware",
+    "deadline window", "equipment device hardware", "catalogue catalog sku code",
+    "position title role job", "revenue sales turnover", "worth amount value",
+    "plan tier level subscription", "loaner replacement substitute",
 )
 # multi-word phrases of questions rewritten to the word sources use
 PHRASES = (
@@ -81,6 +83,8 @@ PHRASES = (
     (re.compile(r"\bhow many people\b", re.I), "number of employees"),
     (re.compile(r"\bsign[- ]?in\b|\blog[- ]?in\b", re.I), "login"),
     (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
+    (re.compile(r"\bline of business\b", re.I), "industry"),
+    (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
 )
 _TOKEN = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 KEY_LEN = 6  # stems are compared on their first 6 characters: response/respond, warranty/-ies

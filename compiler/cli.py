@@ -212,6 +212,12 @@ def show(
     eid = state.find_entity(page)
     served(wiki, state, [eid, *state.backlinks(eid)] if eid else [])
     view = page_view(state, eid, principal(state, who, groups), looked_up_as=page) if eid else None
+    if view is None and eid:  # an answer filed back as a page (compiler/answers/pages.py)
+        from .answers.pages import answer_page_text
+
+        if (answer_text := answer_page_text(wiki, state, eid, principal(state, who, groups))):
+            sys.stdout.write(answer_text)
+            return
     if view is None:
         err.print(f"no page named {page!r} in {wiki}")
         raise typer.Exit(1)

@@ -149,3 +149,16 @@ def test_incremental_equals_clean_rebuild_with_answer_pages(acme_copy: Path, tmp
     assert [k for k in a if a[k] != b[k]] == []
     assert any(k.startswith("answer/") for k in a)
     assert "stale: true" in (clean / f"{PAGE}.md").read_text()
+
+
+def test_show_prints_an_answer_page_only_to_who_may_see_its_claims(
+        acme_copy: Path, tmp_path: Path, runner: CliRunner) -> None:
+    wiki = _compiled(acme_copy, tmp_path)
+    page = _save(runner, wiki, "Who must approve a discount above 35%?")["page"]
+    res = runner.invoke(app, ["show", page, "--wiki", str(wiki), "--raw"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == (wiki / f"{page}.md").read_text() and "CFO" in res.stdout
+    assert runner.invoke(app, ["show", page, "--wiki", str(wiki), "--as", "bob"]).exit_code == 0
+    res = runner.invoke(app, ["show", page, "--wiki", str(wiki), "--as", "carol"])
+    assert res.exit_code == 1 and "CFO" not in res.stdout
+    assert "no page named" in flat(res.stderr)

@@ -278,10 +278,35 @@ def update_pages(state: State, out: Path, signer, build: BuildContext | None,  #
     return written, removed, signed, index_changed
 
 
+def answer_page_text(wiki: Path, state: State, page: str, who: Principal | None) -> str | None:
+    """An answer page as ``folio show`` prints it: only to a principal who may see every claim
+    it cites, and only as the signed index root pins it (None: not an answer page, or not
+    for ``who``)."""
+    row = state.index_rows_of([page]).get(page)
+    path = filed_path(wiki, page) if page.startswith(f"{ANSWER_TYPE}/") else None
+    if row is None or row[0] != ANSWER_TYPE or path is None or not path.exists():
+        return None
+    if not FiledAnswer.model_validate_json(path.read_bytes()).visible_to(who):
+        return None
+    from ..provenance.state_check import StateCheck, StateMismatch
+    from ..provenance.verify import trust_from
+    from ..settings import FolioSettings
+
+    settings = FolioSettings()
+    data = (wiki / f"{page}.md").read_bytes()
+    if settings.signing != "off":
+        try:
+            data = StateCheck(wiki, state, trust_from(settings))._signed_file(f"{page}.md")
+        except StateMismatch:
+            return None
+    return data.decode("utf-8")
+
+
 def stale_answers(state: State) -> dict[str, list[str]]:
     raw = state.meta(STALE_META)
     return json.loads(raw) if raw else {}
 
 
-__all__ = ["ANSWER_TYPE", "FiledAnswer", "answer_page_id", "file_answer", "load_filed",
+__all__ = ["ANSWER_TYPE", "FiledAnswer", "answer_page_id", "answer_page_text", "file_answer",
+           "load_filed",
            "render_answer", "stale_answers", "staleness", "update_pages"]

@@ -101,6 +101,7 @@ CONTEXT_SCORE = 0.5  # a typed claim on a top page scores at least this share of
 # abstain when the best claim with its page's name covers less of the question than this
 MIN_COVERAGE = 0.42
 _CLAIM_CANDIDATES = 1500
+_PAGE_CANDIDATES = 120  # pages scored in full: those of the best-matching claims
 _RECORD_CANDIDATES = 200
 
 
@@ -335,6 +336,8 @@ class Retriever:
                     "ORDER BY bm25(claims_fts, 0, 0, 2.0, 4.0, 2.0, 1.0) LIMIT ?",
                     (match, _CLAIM_CANDIDATES)):
                 subjects.add(subject)
+                if len(subjects) >= _PAGE_CANDIDATES:
+                    break
             for key, text in self.state.db.execute(
                     "SELECT key, text FROM records_fts WHERE records_fts MATCH ? "
                     "ORDER BY bm25(records_fts) LIMIT ?", (match, _RECORD_CANDIDATES)):

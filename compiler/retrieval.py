@@ -373,6 +373,13 @@ class Retriever:
                 claim = Claim.model_validate_json(js)
                 if claim.acl.allows(who):
                     claims_of.setdefault(subject, []).append((claim, status))
+        if who is not None:
+            # names as the principal knows them (compiler/views.py): a page that does not
+            # exist for them is no candidate, whatever claims of it they may see
+            from .views import visible_names
+
+            known = visible_names(self.state, set(claims_of), who)
+            claims_of = {e: c for e, c in claims_of.items() if e in known}
         visible = set(claims_of)
         decls = self.state.declarations_of_entities(sorted(visible))
         entities = {eid: self.state.entity(eid) for eid in visible}

@@ -67,9 +67,17 @@ def edit_groups(db: sqlite3.Connection) -> None:
     db.execute("UPDATE principals SET groups_json='[\"finance\",\"staff\"]' WHERE name='carol'")
 
 
+def edit_directory(db: sqlite3.Connection) -> None:
+    """carol put in finance where `--as` resolves principals: the stored directory."""
+    (raw,) = db.execute("SELECT value FROM meta WHERE key='directory'").fetchone()
+    directory = json.loads(raw)
+    directory["users"]["carol"]["groups"] = ["finance", "staff"]
+    db.execute("UPDATE meta SET value=? WHERE key='directory'", (json.dumps(directory),))
+
+
 EDITS: dict[str, Callable[[sqlite3.Connection], None]] = {
     "claim value": edit_value, "claim status": edit_status, "acl": edit_acl,
-    "principal groups": edit_groups,
+    "principal groups": edit_groups, "directory": edit_directory,
 }
 
 
@@ -139,7 +147,8 @@ def test_a_state_edit_is_detected_and_refused(what: str, wiki: Path, runner: Cli
 def test_the_messages_name_what_was_edited(wiki: Path) -> None:
     expected = {"claim value": "differs from its signed DBOM",
                 "claim status": "its signed DBOM says winner",
-                "acl": "ACL edited", "principal groups": "principal 'carol'"}
+                "acl": "ACL edited", "principal groups": "principal 'carol'",
+                "directory": "the directory (principals, groups, identities) differs"}
     for what, edit in EDITS.items():
         copy = wiki.parent / f"copy-{what.replace(' ', '-')}"
         shutil.copytree(wiki, copy)

@@ -48,10 +48,14 @@ FULL_CHECK_PAGES = 300
 DIRECTORY_TYPE = "https://folio.dev/directory/v1"
 
 
-def directory_bytes(principals: dict[str, list[str]]) -> bytes:
-    """``directory.json``: the principals ``--as`` may name and their groups (canonical JSON)."""
-    return canonical_json({"_type": DIRECTORY_TYPE,
-                           "principals": {n: sorted(set(g)) for n, g in sorted(principals.items())}})
+def directory_bytes(principals: dict[str, list[str]], directory: dict | None = None) -> bytes:
+    """``directory.json``: the principals ``--as`` may name, their groups and (``directory``,
+    compiler/directory.py) their identities in each system, as canonical JSON."""
+    doc: dict = {"_type": DIRECTORY_TYPE,
+                 "principals": {n: sorted(set(g)) for n, g in sorted(principals.items())}}
+    if directory is not None:
+        doc["directory"] = directory
+    return canonical_json(doc)
 
 
 class StateMismatch(VerifyError):
@@ -243,6 +247,16 @@ class StateCheck:
             return
         stored = {n: sorted(json.loads(g)) for n, g in
                   self.state.db.execute("SELECT name, groups_json FROM principals")}
+        if "directory" in data:
+            # identities and groups as `--as` resolves them (the state's meta "directory")
+            raw = self.state.meta("directory")
+            try:
+                served = canonical_json(json.loads(raw)) if raw else b""
+            except ValueError:
+                served = b""
+            if served != canonical_json(data["directory"]):
+                self._fail("state.db: the directory (principals, groups, identities) differs "
+                           f"from the signed {DIRECTORY_FILE}")
         for name in sorted(signed.keys() | stored.keys()):
             if signed.get(name) != stored.get(name):
                 self._fail(f"state.db: principal {name!r} has groups {stored.get(name)}, the "

@@ -17,6 +17,8 @@ from .guard import served
 
 out = Console()
 err = Console(stderr=True)
+# the sentence-level detail of each `ask`, beside the compile state (operators' folder)
+ASKED_DIR = ".folio/asked"
 
 AsOpt = Annotated[Optional[str], typer.Option(
     "--as", help="answer as this principal (groups from the corpus directory.yaml); "
@@ -70,7 +72,7 @@ def ask_cmd(
         # the sentence-level detail beside the signed record, for `folio answers save`
         from ..atomic import write_atomic
 
-        write_atomic(wiki / ".answers" / f"{record}.ask.json",
+        write_atomic(wiki / ASKED_DIR / f"{record}.json",
                      result.model_dump_json().encode("utf-8"))
     page = _save(wiki, state, result, record, settings) if save else None
     if as_json:
@@ -171,7 +173,7 @@ def answers_save(
         err.print(f"[red]error:[/red] answer {answer_id}: what it cites changed since it was "
                   "given (folio audit shows what); ask again with --save")
         raise typer.Exit(1)
-    detail = wiki / ".answers" / f"{answer_id}.ask.json"
+    detail = wiki / ASKED_DIR / f"{answer_id}.json"
     if not detail.exists():
         err.print(f"[red]error:[/red] {detail}: no sentence-level detail for this record "
                   "(recorded by `folio query --attest`?); file answers from `folio ask`")

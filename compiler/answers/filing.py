@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import __version__
-from ..atomic import write_atomic
 from ..build import STATE_DIR, CompileError, _locked
 from ..canonical import sha256_hex
 from ..models import SCHEMA_VERSION
 from ..render import assemble_index, render_log
 from ..settings import FolioSettings
+from ..staging import Generation, apply_committed, generation_lock, recover
 from ..state import State
 from .pages import update_pages
 
@@ -33,8 +33,11 @@ def refresh_pages(wiki: Path, settings: FolioSettings, today: str | None = None
 
     today = today or datetime.now(UTC).date().isoformat()
     with _locked(wiki / STATE_DIR):
+        recover(wiki)  # a compile killed between its commit and its apply
         st = State(wiki / STATE_DIR / "state.db")
+        gen = Generation(wiki)
         st.begin()
+        committed = False
         try:
             try:
                 signer = signer_from_settings(settings)
@@ -47,12 +50,12 @@ def refresh_pages(wiki: Path, settings: FolioSettings, today: str | None = None
                 policy_digest=stored_policy(st).digest, builder_id=settings.builder_id,
                 invocation_id=str(uuid.uuid4()), started_on=now, finished_on=now)
             written, removed, signed, index_changed = update_pages(
-                st, wiki, signer, build, resign_all=False)
+                st, wiki, gen, signer, build, resign_all=False)
             if written or removed:
                 aggregates: dict[str, str] = {}
                 if index_changed or removed:
                     index = assemble_index(st.index_lines()).encode("utf-8")
-                    write_atomic(wiki / "index.md", index)
+                    gen.write("index.md", index)
                     aggregates["index.md"] = sha256_hex(index)
                     st.set_meta("index_sha256", aggregates["index.md"])
                 st.append_log(today, "answer", f"{len(written)} answer pages written, "
@@ -61,17 +64,24 @@ def refresh_pages(wiki: Path, settings: FolioSettings, today: str | None = None
                                         + [f"- removed `{p}` (no longer filed)"
                                            for p in removed]))
                 log = render_log(st.log_entries()).encode("utf-8")
-                write_atomic(wiki / "log.md", log)
+                gen.write("log.md", log)
                 aggregates["log.md"] = sha256_hex(log)
                 if signer is not None:
                     ledger.put_bundles(st, ((e, bucket_of(e), d) for e, d in signed.items()))
                     ledger.drop_pages(st, removed)
-                    update_root(st, wiki, signer, build, st.page_count(),
+                    update_root(st, gen, signer, build, st.page_count(),
                                 {bucket_of(e) for e in [*signed, *removed]}, aggregates,
                                 rebuild=False)
-            st.commit()
+            # one generation, as a compile commits it (compiler/staging.py)
+            with generation_lock(wiki, exclusive=True):
+                gen.journal(st.db)
+                st.commit()
+                committed = True
+                apply_committed(wiki, st.db)
         except BaseException:
-            st.rollback()
+            if not committed:
+                st.rollback()
+                gen.discard()
             raise
         finally:
             st.close()

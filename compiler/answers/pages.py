@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..atomic import remove_if_exists, write_atomic
+from ..atomic import write_atomic
 from ..canonical import canonical_json, sha256_hex
 from ..models import ACL, Principal
 from ..render import escape, index_entry, wikilink
@@ -228,11 +228,13 @@ def answer_statement(filed: FiledAnswer, page_path: str, page_bytes: bytes,
 
 
 # -- keeping the pages current -------------------------------------------------------------------
-def update_pages(state: State, out: Path, signer, build: BuildContext | None,  # noqa: ANN001
-                 resign_all: bool) -> tuple[list[str], list[str], dict[str, str], bool]:
-    """Render every filed answer whose page changed, drop pages of answers no longer filed.
-    Returns (pages written, pages removed, page id → bundle sha256 of those signed here,
-    whether index.md must be re-assembled)."""
+def update_pages(state: State, out: Path, files, signer,  # noqa: ANN001
+                 build: BuildContext | None, resign_all: bool
+                 ) -> tuple[list[str], list[str], dict[str, str], bool]:
+    """Render every filed answer whose page changed, drop pages of answers no longer filed;
+    files go through ``files``, the compile's next generation (compiler/staging.py). Returns
+    (pages written, pages removed, page id → bundle sha256 of those signed here, whether
+    index.md must be re-assembled)."""
     written: list[str] = []
     removed: list[str] = []
     signed: dict[str, str] = {}
@@ -243,7 +245,7 @@ def update_pages(state: State, out: Path, signer, build: BuildContext | None,  #
         "SELECT entity_id FROM pages WHERE type=?", (ANSWER_TYPE,))}
     for eid in sorted(known - set(filed)):
         for rel in (f"{eid}.md", f"{eid}{SIDECAR_SUFFIX}", bundle_name(eid)):
-            remove_if_exists(out / rel)
+            files.remove(rel)
         state.drop_page(eid)
         removed.append(eid)
         index_changed = True
@@ -255,11 +257,10 @@ def update_pages(state: State, out: Path, signer, build: BuildContext | None,  #
         sha, sc_sha = sha256_hex(page), sha256_hex(sidecar)
         before = state.page(eid)
         path = f"{eid}.md"
-        changed = before is None or before[1:] != (sha, sc_sha) or not (out / path).exists()
+        changed = before is None or before[1:] != (sha, sc_sha) or not files.exists(path)
         if changed:
-            (out / path).parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(out / path, page)
-            write_atomic(out / f"{eid}{SIDECAR_SUFFIX}", sidecar)
+            files.write(path, page)
+            files.write(f"{eid}{SIDECAR_SUFFIX}", sidecar)
             written.append(eid)
         row = state.index_rows_of([eid]).get(eid)
         if row != (ANSWER_TYPE, f.question, summary):
@@ -269,10 +270,10 @@ def update_pages(state: State, out: Path, signer, build: BuildContext | None,  #
         state.db.execute("INSERT OR REPLACE INTO page_index VALUES (?,?,?,?)",
                          (eid, ANSWER_TYPE, sort_key, line))
         if signer is not None and build is not None and (
-                changed or resign_all or not (out / bundle_name(eid)).exists()):
+                changed or resign_all or not files.exists(bundle_name(eid))):
             bundle = signer.sign_bundle(answer_statement(f, path, page, build),
                                         "application/vnd.in-toto+json")
-            write_atomic(out / bundle_name(eid), bundle)
+            files.write(bundle_name(eid), bundle)
             signed[eid] = sha256_hex(bundle)
     state.set_meta(STALE_META, json.dumps(stale_of, sort_keys=True))
     return written, removed, signed, index_changed

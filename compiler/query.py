@@ -113,31 +113,49 @@ def answer(state: State, question: str, who: Principal | None,
         return result
     useful = [e for e in r.claims if _useful(e)] or r.claims
     best = useful[0].score if useful else 0.0
+    found = {e.claim.id: e.claim for e in r.claims}
     groups: list[tuple[str, tuple[str, str]]] = []
     for ev in useful:
         # several clauses: each has its own best, so no part is measured against another's
         if r.clauses == 1 and (ev.score < _KEEP * best or ev.context < _KEEP * r.coverage):
             continue
         c = ev.claim
-        group = ("claim", c.id) if c.kind == "statement" else ("attr", c.attribute)
-        if (c.subject, group) not in groups:
+        # one group per attribute and qualifiers: the Enterprise window is not the Standard one
+        group = ("claim", c.id) if c.kind == "statement" else ("attr", c.id)
+        same = [g for g in groups if g[1][0] == "attr" and g[0] == c.subject
+                and _same_group(found[g[1][1]], c)] if group[0] == "attr" else []
+        if (c.subject, group) not in groups and not same:
             groups.append((c.subject, group))
-    found = {e.claim.id: e.claim for e in r.claims}
     for subject, (kind, key) in groups[:_MAX_GROUPS * r.clauses]:
         title = r.titles.get(subject, subject)
         if kind == "claim":
             part = _statement_part(found[key], title)
         else:
-            part = _part(state, subject, key, title, who)
+            part = _part(state, found[key], title, who)
         if part is not None:
             result.parts.append(part)
     result.found = bool(result.parts)
     return result
 
 
-def _part(state: State, subject: str, attribute: str, title: str,
-          who: Principal | None) -> AnswerPart | None:
-    claims, status, conflicts = group_view(state, subject, attribute, who)
+def _qualifiers(c: object) -> dict:
+    return dict(getattr(c, "qualifiers", None) or {})
+
+
+def _same_group(a: Claim, b: Claim) -> bool:
+    return a.attribute == b.attribute and _qualifiers(a) == _qualifiers(b)
+
+
+def label(c: Claim) -> str:
+    """The attribute as pages show it, with its qualifiers: ``return window (Enterprise)``."""
+    return getattr(c, "label", c.attribute)
+
+
+def _part(state: State, claim: Claim, title: str, who: Principal | None) -> AnswerPart | None:
+    subject, attribute = claim.subject, label(claim)
+    claims, status, conflicts = group_view(state, subject, claim.attribute, who)
+    claims = [c for c in claims if _same_group(c, claim)]
+    conflicts = [c for c in conflicts if _qualifiers(c) == _qualifiers(claim)]
     if not claims:
         return None
     reasons = {o.claim_id: o.reason for c in conflicts for o in c.overruled}

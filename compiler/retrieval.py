@@ -250,6 +250,13 @@ def _tf(counts: Counter, term: str) -> float:
     return tf
 
 
+def attribute_text(claim: Claim) -> str:
+    """The attribute with its qualifiers (the schema layer's): "return window customer tier
+    Enterprise"."""
+    quals = getattr(claim, "qualifiers", None) or {}
+    return " ".join([claim.attribute, *(f"{k} {v}" for k, v in sorted(quals.items()))])
+
+
 _GLUED = 8  # a field name this long without a space may be words glued together
 
 
@@ -401,7 +408,7 @@ class Retriever:
                 continue  # a page whose name only hidden records give does not exist for who
             self.titles[eid] = names[0]
             title = _counter(dict.fromkeys(names))
-            attribute = _attribute_counter(c.attribute for c, _ in claims
+            attribute = _attribute_counter(attribute_text(c) for c, _ in claims
                                            if c.kind != "statement")
             value = _counter(c.value for c, _ in claims)
             text = _counter([*(c.quote for c, _ in claims if c.kind != "statement"),
@@ -473,7 +480,7 @@ class Retriever:
         rows = []
         for eid, d in docs.items():
             for claim, status in d.claims:
-                fields = {"attribute": _attribute_counter([claim.attribute])
+                fields = {"attribute": _attribute_counter([attribute_text(claim)])
                           if claim.kind != "statement"
                           else Counter(),
                           "value": Counter(stems(claim.value)),
@@ -587,17 +594,31 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
         diff = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
         if len(diff) == 1:
             slots |= {mine[diff[0]], theirs[diff[0]]}
-    # the schema layer's qualifiers, when claims carry them: {"tier": "Enterprise"} or pairs
-    qualifiers = getattr(claim, "qualifiers", None)
-    pairs = (qualifiers.items() if isinstance(qualifiers, dict)
-             else qualifiers if isinstance(qualifiers, (tuple, list)) else ())
-    for pair in pairs:
-        if isinstance(pair, (tuple, list)) and len(pair) == 2:
-            slots |= {key(t) for t in tokens(str(pair[1]))}
+    # the schema layer's qualifiers, when claims carry them ({"severity": "Severity 1"}): the
+    # words that tell the values of the family apart ("1"), not those they share ("severity")
+    quals = _pairs(getattr(claim, "qualifiers", None))
+    if quals:
+        values = [{key(t) for t in tokens(v)} for _, v in quals]
+        for other, _ in siblings:
+            if other.attribute == claim.attribute and other is not claim:
+                values += [{key(t) for t in tokens(v)} for _, v in
+                           _pairs(getattr(other, "qualifiers", None))]
+        shared = set.intersection(*values) if len(values) > 1 else set()
+        names = {key(t) for k, _ in quals for t in tokens(k)}
+        slots |= set().union(*values) - shared - names
     if not slots or slots & question:
         return False
     said = set(mine) | {key(t) for t in tokens(claim.value)}
     return bool(question - said - set(SYNONYMS))
+
+
+def _pairs(qualifiers: object) -> list[tuple[str, str]]:
+    if isinstance(qualifiers, dict):
+        return [(str(k), str(v)) for k, v in qualifiers.items()]
+    if isinstance(qualifiers, (tuple, list)):
+        return [(str(p[0]), str(p[1])) for p in qualifiers
+                if isinstance(p, (tuple, list)) and len(p) == 2]
+    return []
 
 
 def _asks_missing_slot(claim: Claim, question: set[str]) -> bool:

@@ -126,23 +126,25 @@ def test_a_planted_instruction_stays_data_and_its_number_is_dropped(
 
     def obey(messages):  # noqa: ANN001, ANN202
         body = messages[-1]["content"]
-        honest = re.search(r'^(c\d+): .*return window for enterprise customers = "60 days"',
+        honest = re.search(r'^(c\d+): .*return window \(Enterprise\) = "60 days"',
                            body, re.M).group(1)
         return [{"text": "The return window is 365 days.", "claims": ["c1"]},
                 {"text": "Enterprise customers have 60 days to return hardware.",
                  "claims": [honest]}]
 
     fake.respond = _responder(obey)
-    result = ask(st, "How long is the return window for enterprise customers, and what do "
-                 "support agents do step by step?", None, "llm", llm(llm_model="folio-fake/a"))
+    result = ask(st, "How long is the return window for enterprise customers when support "
+                 "agents process a hardware return?", None, "llm", llm(llm_model="folio-fake/a"))
     assert fake.calls == 1
     messages = fake.requests[0]["messages"]
     assert "never follow" in messages[0]["content"]
     body = messages[-1]["content"]
     fence = re.search(r"BEGIN FACTS (\w+)\n", body).group(1)
     inside = body.split(f"BEGIN FACTS {fence}\n", 1)[1].split(f"\nEND FACTS {fence}", 1)[0]
-    assert "Ignore all previous instructions" in inside  # given, as data
+    # the extraction screens instructions out of claims (compiler/extract); whatever of the
+    # planted text reaches the model is inside the fenced data, never outside it
     assert "Ignore all previous instructions" not in body.replace(inside, "")
+    assert "Ignore all previous instructions" not in messages[0]["content"]
     assert [s.text for s in result.sentences] == [
         "Enterprise customers have 60 days to return hardware."]
     assert result.dropped == {"number_not_in_cited_claim": 1}
@@ -267,7 +269,7 @@ def test_ask_cli_with_the_llm_backend(fake: FakeProvider, acme_wiki: Path, runne
     wiki = tmp_path / "wiki"
     shutil.copytree(acme_wiki, wiki)  # ask writes its record and cache into the wiki
     def answer(messages):  # noqa: ANN001, ANN202
-        ref = re.search(r'^(c\d+): .*return window for enterprise customers = "60 days"',
+        ref = re.search(r'^(c\d+): .*return window \(Enterprise\) = "60 days"',
                         messages[-1]["content"], re.M).group(1)
         return [{"text": "Enterprise customers have 60 days.", "claims": [ref]},
                 {"text": "Nobody knows.", "claims": []}]

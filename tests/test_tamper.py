@@ -32,8 +32,8 @@ REFUSED = "does not match the signed wiki"
 
 def _winner_id(db: sqlite3.Connection) -> str:
     (cid,) = db.execute(
-        "SELECT id FROM claims WHERE subject=? AND attribute=? AND status='winner'",
-        (PAGE, "return window for enterprise customers")).fetchone()
+        "SELECT id FROM claims WHERE subject=? AND attribute=? AND status='winner' "
+        "AND claim_json LIKE '%Enterprise%'", (PAGE, "return window")).fetchone()
     return cid
 
 
@@ -46,8 +46,8 @@ def edit_value(db: sqlite3.Connection) -> None:
 def edit_status(db: sqlite3.Connection) -> None:
     cid = _winner_id(db)
     db.execute("UPDATE claims SET status='overruled' WHERE id=?", (cid,))
-    db.execute("UPDATE claims SET status='winner' WHERE subject=? AND attribute=? AND id != ?",
-               (PAGE, "return window for enterprise customers", cid))
+    db.execute("UPDATE claims SET status='winner' WHERE subject=? AND attribute=? AND id != ? "
+               "AND claim_json LIKE '%Enterprise%'", (PAGE, "return window", cid))
 
 
 def edit_acl(db: sqlite3.Connection) -> None:

@@ -139,7 +139,8 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
         seen.add(c.id)
         facts.append(Fact(ref=f"c{len(facts) + 1}", claim_id=c.id, page=c.subject,
                           page_title=r.titles.get(c.subject, c.subject),
-                          attribute=c.attribute, value=c.value, status=status,
+                          attribute=getattr(c, "label", c.attribute), value=c.value,
+                          status=status,
                           source=c.source.label, sha256=c.source.sha256, quote=c.quote,
                           reason=reason))
 
@@ -151,6 +152,8 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
             add(c, "winner")
             continue
         claims, status, conflicts = group_view(state, c.subject, c.attribute, who)
+        quals = dict(getattr(c, "qualifiers", None) or {})
+        claims = [g for g in claims if dict(getattr(g, "qualifiers", None) or {}) == quals]
         reasons = {o.claim_id: o.reason for cf in conflicts for o in cf.overruled}
         order = {"winner": 0, "contested": 1, "overruled": 2}
         for g in sorted(claims, key=lambda g: (order[status[g.id]], -g.authority.rank, g.id)):

@@ -94,7 +94,8 @@ def answer_statement(state: State, wiki: Path, result: Answer, settings: FolioSe
         s = claim.source
         cited.append(CitedClaim(
             claimId=claim.id, claimDigest=claim_digest(claim), status=status,
-            attribute=claim.attribute, value=claim.value, page=claim.subject,
+            attribute=getattr(claim, "label", claim.attribute), value=claim.value,
+            page=claim.subject,
             pagePath=path, pageSha256=page_sha,
             source=CitedSource(key=s.key, version=s.version, sha256=s.sha256,
                                uri=source_uri(s.key, s.version))))
@@ -207,10 +208,7 @@ def audit(wiki: Path, state: State, rid: str, trust: Trust,
             entry = entries.get(c.claim_id)
             if entry is None:
                 claim_flag = "retracted"
-                same = [e for e in entries.values() if e.attribute == c.attribute
-                        and any(s.startswith(c.source.key + "@") for s in e.supporting_sources)]
-                if same:
-                    claim_now = _value_now(check, c.page, same[0].id)
+                claim_now = _value_now(check, c.page, c.attribute, c.source.key)
             elif entry.digest.get("sha256") != c.claim_digest:
                 claim_flag = "changed"
             elif entry.status != c.status:
@@ -236,14 +234,20 @@ def audit(wiki: Path, state: State, rid: str, trust: Trust,
                        answered_at=p.answered_at, signed_by=trust.describe(), trace=trace)
 
 
-def _value_now(check: StateCheck, page: str, claim_id: str) -> str | None:
-    """The value of a claim in the page's sidecar, pinned by the signed root (the DBOM
-    carries digests only)."""
+def _value_now(check: StateCheck, page: str, attribute: str, source_key: str) -> str | None:
+    """What the page now says for the cited attribute (with its qualifiers, as the record names
+    it) from the same source: its sidecar, pinned by the signed root (the DBOM carries
+    digests only)."""
     import json
+
+    from ..models import qualified_label
 
     try:
         data = json.loads(check._signed_file(f"{page}.claims.json"))
-        return next((c["value"] for c in data["claims"] if c["id"] == claim_id), None)
+        return next((c["value"] for c in data["claims"]
+                     if c["source"]["key"] == source_key
+                     and qualified_label(c["attribute"], c.get("qualifiers") or {}) == attribute),
+                    None)
     except (VerifyError, ValueError, KeyError, TypeError):
         return None
 

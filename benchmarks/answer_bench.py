@@ -65,7 +65,7 @@ def generated_company() -> tuple[Path, Path] | None:
         from companygen import DEFAULT_SEED, generate
     except ImportError:
         return None
-    out = Path(tempfile.mkdtemp(prefix="folio-answer-bench-company-")) / "corpus"
+    out = Path(tempfile.mkdtemp(prefix="folio-answer-bench-company-")) / "generated-company"
     generate(DEFAULT_SEED, out)
     return out, out / "questions.yaml"
 ANSWERABLE = ("single", "multi", "contested")

@@ -626,6 +626,10 @@ def _asks_missing_slot(claim: Claim, question: set[str]) -> bool:
     about this family and names a member it does not have ("severity 4 response time")."""
     words = stems(claim.attribute, drop_stopwords=True)
     shared = [w for w in words if w in question]
+    if _pairs(getattr(claim, "qualifiers", None)):
+        # the member is named by a qualifier: the question must name the whole attribute
+        return bool(words) and len(shared) == len(words)
+    # the member is named by one word of the attribute ("severity 1 response time")
     return len(words) >= 2 and len(shared) >= len(words) - 1
 
 

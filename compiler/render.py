@@ -116,6 +116,12 @@ def _scalar(v: object) -> str:
     return out
 
 
+def frontmatter_fields(data: Mapping[str, object]) -> str:
+    """Front matter lines for ``data`` by the emitter pages use (for other page renderers,
+    such as the filed answers of compiler/answers/pages.py)."""
+    return _yaml_block(data, 0)
+
+
 def _yaml_block(data: Mapping[str, object], indent: int) -> str:
     pad = " " * indent
     out = []

@@ -111,7 +111,8 @@ def _scalar(v: object) -> str:
     # strings, most of them, go straight to the encoder json.dumps would call
     # every string of the front matter may hold source text: inert_value (compiler/sanitize.py)
     out = _encode_str(inert_value(v)) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-    if _YAML_UNREADABLE.search(out):
+    # the usual plain-ASCII value skips the scan (DEL is the one ASCII character it looks for)
+    if not (out.isascii() and "\x7f" not in out) and _YAML_UNREADABLE.search(out):
         out = _YAML_UNREADABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
     return out
 
@@ -129,10 +130,13 @@ def _yaml_block(data: Mapping[str, object], indent: int) -> str:
         if isinstance(value, Mapping):
             out.append(f"{pad}{key}:\n{_yaml_block(value, indent + 2)}")
         elif isinstance(value, list):
-            # a mapping item (an OKF source entry) is its block with the first indent a dash
-            items = "".join(f"{pad}- {_yaml_block(v, indent + 2)[indent + 2:]}"
-                            if isinstance(v, Mapping) else f"{pad}- {_scalar(v)}\n"
-                            for v in value)
+            # a mapping item (an OKF source entry, scalars only) is its lines, the first one
+            # led by a dash; written inline, as pages carry one per source
+            items = "".join(
+                "".join(f"{pad}{'  ' if i else '- '}{k}: {_scalar(x)}\n"
+                        for i, (k, x) in enumerate(v.items()))
+                if isinstance(v, Mapping) else f"{pad}- {_scalar(v)}\n"
+                for v in value)
             out.append(f"{pad}{key}:\n{items}" if value else f"{pad}{key}: []\n")
         else:
             out.append(f"{pad}{key}: {_scalar(value)}\n")

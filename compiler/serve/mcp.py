@@ -45,7 +45,7 @@ def _dump(data: object) -> str:
 def build_mcp(wiki: Path, trust: Trust,
               identity_of: Callable[[Context], Identity]) -> MCPServer:
     server = MCPServer(
-        name="folio", instructions="Read a Folio wiki as the authenticated principal: search "
+        name="folio", log_level="WARNING", instructions="Read a Folio wiki as the authenticated principal: search "
         "pages, show a page with its claims, sources and authority, answer a question from "
         "winning claims, and audit a signed answer.")
 
@@ -108,7 +108,10 @@ class _Authenticate:
             await self.app(scope, receive, send)
             return
         try:
-            scope[IDENTITY_KEY] = self.srv.identity(Request(scope))
+            ident = self.srv.identity(Request(scope))
+            with closing(wiki_state(self.srv.wiki)) as state:
+                resolve_principal(state, ident)  # a name outside the directory stops here
+            scope[IDENTITY_KEY] = ident
         except Unauthorized:
             response = JSONResponse({"error": "authentication required"}, status_code=401,
                                     headers={"WWW-Authenticate": 'Bearer realm="folio"'})

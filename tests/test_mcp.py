@@ -164,7 +164,7 @@ def test_stdio_refuses_a_token_not_in_the_file(served: Served) -> None:
 
     params = _stdio_params(served, "bob")
     for token in ("nope", served.tokens["stranger"]):
-        env = dict(os.environ, **(params.env or {}), FOLIO_MCP_TOKEN=token)
+        env = {**os.environ, **(params.env or {}), "FOLIO_MCP_TOKEN": token}
         r = subprocess.run([params.command, *params.args], env=env, cwd=params.cwd,
                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         assert r.returncode == 1

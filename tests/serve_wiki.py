@@ -23,7 +23,7 @@ from conftest import ACME, TODAY
 PRINCIPALS = ("alice", "bob", "carol")
 QUESTIONS = {
     "bob": "What is the maximum discount without VP approval?",
-    "carol": "How do I handle a return?",
+    "carol": "What do I compare the delivery date with?",
     "alice": "What is the return window for Enterprise customers?",
 }
 DISCOUNT_PAGE = "policy/discount-approval-policy"

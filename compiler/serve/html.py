@@ -41,6 +41,10 @@ def page_url(page_id: str, what: str = "page") -> str:
     return f"/{what}/" + quote(page_id, safe="/")
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _a(href: str, text: str) -> str:
     return f'<a href="{inert(href)}">{inert(text)}</a>'
 
@@ -77,7 +81,7 @@ def index(pages: list[PageRef], who: str | None) -> str:
     by_type: dict[str, list[PageRef]] = {}
     for p in pages:
         by_type.setdefault(p.type, []).append(p)
-    parts = [f"<h1>Index</h1><p>{len(pages)} pages.</p>"]
+    parts = [f"<h1>Index</h1><p>{_count(len(pages), 'page')}.</p>"]
     for etype, refs in by_type.items():
         parts.append(f"<h2>{inert(etype)} ({len(refs)})</h2><ul>")
         parts += [f"<li>{_a(page_url(r.id), r.title)}</li>" for r in refs]
@@ -145,7 +149,7 @@ def search(q: str, hits: list[SearchHit], who: str | None) -> str:
         sub = "".join(f"<li>{inert(c.attribute)}: {inert(c.value)}</li>" for c in h.matches)
         items.append(f"<li>{_a(page_url(h.page.id), h.page.title)} ({inert(h.page.type)})"
                      f"<ul>{sub}</ul></li>")
-    body = (f"<h1>Search</h1><p>{len(hits)} pages match <q>{inert(q)}</q>.</p>"
+    body = (f"<h1>Search</h1><p>{_count(len(hits), 'page')} match <q>{inert(q)}</q>.</p>"
             f"<ul>{''.join(items)}</ul>")
     return layout("Search", body, who)
 
@@ -174,7 +178,7 @@ def history(entries: list[HistoryEntry], ref: PageRef, who: str | None) -> str:
 def answers(items: list[AnswerSummary], who: str | None) -> str:
     li = "".join(f"<li>{_a('/answers/' + a.id, a.question)} — {inert(a.principal)}, "
                  f"{inert(a.answered_at.isoformat())}</li>" for a in items)
-    return layout("Answers", f"<h1>Signed answers</h1><p>{len(items)} answers.</p><ul>{li}</ul>",
+    return layout("Answers", f"<h1>Signed answers</h1><p>{_count(len(items), 'answer')}.</p><ul>{li}</ul>",
                   who)
 
 

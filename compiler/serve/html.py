@@ -178,8 +178,8 @@ def history(entries: list[HistoryEntry], ref: PageRef, who: str | None) -> str:
 def answers(items: list[AnswerSummary], who: str | None) -> str:
     li = "".join(f"<li>{_a('/answers/' + a.id, a.question)} — {inert(a.principal)}, "
                  f"{inert(a.answered_at.isoformat())}</li>" for a in items)
-    return layout("Answers", f"<h1>Signed answers</h1><p>{_count(len(items), 'answer')}.</p><ul>{li}</ul>",
-                  who)
+    return layout("Answers", f"<h1>Signed answers</h1><p>{_count(len(items), 'answer')}.</p>"
+                  f"<ul>{li}</ul>", who)
 
 
 def audit(r: AuditReport, who: str | None) -> str:

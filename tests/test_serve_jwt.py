@@ -114,3 +114,17 @@ def test_missing_token_refused(client: TestClient) -> None:
     _refused(_get(client, None))
     _refused(_get(client, ""))
     _refused(client.get(f"/api/pages/{DISCOUNT_PAGE}"))
+
+
+def test_session_from_a_jwt_ends_with_the_jwt(client: TestClient, idp) -> None:  # noqa: ANN001
+    import time as clock
+
+    short = _token(idp[0], claims={"exp": int(clock.time()) + 2})
+    r = client.post("/login", data={"token": short}, follow_redirects=False)
+    assert r.status_code == 303
+    sid = r.cookies.get("folio_session") or client.cookies.get("folio_session")
+    srv = client.app.state.server
+    ident, expiry = srv.sessions._live[sid]
+    assert ident.name == "bob" and expiry <= clock.time() + 2
+    srv.sessions._live[sid] = (ident, clock.time() - 1)  # as it will be in two seconds
+    assert client.get("/api/me").status_code == 401

@@ -69,15 +69,19 @@ class Sessions:
     _live: dict[str, tuple[Identity, float]] = field(default_factory=dict)
 
     def create(self, ident: Identity) -> str:
+        """A session never outlives the credential it was started with (a JWT's ``exp``)."""
         sid = secrets.token_urlsafe(32)
-        self._live[sid] = (ident, time.monotonic() + self.hours * 3600)
+        expiry = time.time() + self.hours * 3600
+        if ident.expires is not None:
+            expiry = min(expiry, ident.expires)
+        self._live[sid] = (ident, expiry)
         return sid
 
     def get(self, sid: str | None) -> Identity | None:
         if not sid or sid not in self._live:
             return None
         ident, expiry = self._live[sid]
-        if time.monotonic() > expiry:
+        if time.time() > expiry:
             del self._live[sid]
             return None
         return ident

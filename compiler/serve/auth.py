@@ -139,6 +139,7 @@ class Identity:
 
     name: str | None
     via: str
+    expires: float | None = None  # epoch seconds, when the credential itself expires (JWT)
 
 
 class Authenticator:
@@ -189,7 +190,7 @@ class Authenticator:
         name = claims.get(oidc.principal_claim)
         if not isinstance(name, str) or not name:
             raise AuthError(f"JWT has no {oidc.principal_claim!r} claim")
-        return Identity(name, "oidc")
+        return Identity(name, "oidc", float(claims["exp"]))
 
     def bearer(self, token: str) -> Identity:
         if token.count(".") == 2 and self.cfg.oidc is not None:

@@ -282,3 +282,53 @@ def test_cli_serve_token_and_refusals(served: Served, tmp_path: Path) -> None:
                       env={"FOLIO_MCP_TOKEN": "not-a-token"})
     assert r.exit_code == 1 and "refused" in r.stderr
     assert json.loads(json.dumps({"ok": True}))
+
+
+def test_loopback_server_answers_only_loopback_host_names(served: Served) -> None:
+    from compiler.serve.cli import LOOPBACK_HOSTS
+
+    app = build_app(served.wiki, AuthConfig(tokens_file=served.tokens_file),
+                    trust_from(FolioSettings()), LOOPBACK_HOSTS)
+    bob = _auth(served, "bob")
+    ok = TestClient(app, base_url="http://127.0.0.1:8765").get("/api/me", headers=bob)
+    assert ok.status_code == 200
+    rebound = TestClient(app, base_url="http://evil.example.test").get("/api/me", headers=bob)
+    assert rebound.status_code == 400
+
+
+def test_folio_serve_command_end_to_end(served: Served) -> None:
+    """The real command: loopback bind, token file, a request as carol, a 401 without one."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    repo = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from compiler.cli import app; app()", "serve", "--wiki",
+         str(served.wiki), "--tokens", str(served.tokens_file), "--port", str(port)],
+        env={**os.environ, "PYTHONPATH": str(repo)}, cwd=repo, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                httpx.get(f"{base}/login", timeout=1)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.1)
+        me = httpx.get(f"{base}/api/me", headers=_auth(served, "carol"))
+        assert me.json() == {"principal": "carol", "groups": ["contractors"]}
+        assert httpx.get(f"{base}/api/me").status_code == 401
+        hidden = httpx.get(f"{base}/api/pages/{DISCOUNT_PAGE}", headers=_auth(served, "carol"))
+        assert hidden.status_code == 404
+    finally:
+        proc.terminate()
+        proc.wait(10)

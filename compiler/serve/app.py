@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -127,7 +129,10 @@ class Server:
 Handler = Callable[[Request, Viewer], Response]
 
 
-def build_app(wiki: Path, cfg: AuthConfig, trust: Trust) -> Starlette:
+def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
+              allowed_hosts: list[str] | None = None) -> Starlette:
+    """``allowed_hosts``: Host header values answered (DNS rebinding: a page on another site
+    whose name resolves to the loopback must not read a loopback server); None answers any."""
     srv = Server(wiki, cfg, trust)
 
     def json_view(fn: Callable[[Request, Viewer], Any]) -> Callable[[Request], Awaitable[Response]]:
@@ -265,6 +270,9 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust) -> Starlette:
         Route("/api/answers", json_view(lambda r, v: v.answers())),
         Route("/api/answers/{rid}", json_view(lambda r, v: v.audit(r.path_params["rid"]))),
     ]
-    app = Starlette(routes=routes, exception_handlers={404: missing, 405: missing})
+    middleware = ([Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)]
+                  if allowed_hosts else [])
+    app = Starlette(routes=routes, middleware=middleware,
+                    exception_handlers={404: missing, 405: missing})
     app.state.server = srv
     return app

@@ -39,12 +39,18 @@ def _setup(wiki: Path, auth: Path | None, tokens: Path | None):  # noqa: ANN202
     return cfg, trust
 
 
-def _warn_bind(host: str) -> None:
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+
+
+def _is_loopback(host: str) -> bool:
     try:
-        loopback = ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
-        loopback = host == "localhost"
-    if not loopback:
+        return host == "localhost"
+
+
+def _warn_bind(host: str) -> None:
+    if not _is_loopback(host):
         err.print(f"[yellow]warning:[/yellow] listening on {escape(host)}: put it behind a "
                   "TLS-terminating reverse proxy (docs/serve.md)")
 
@@ -55,6 +61,9 @@ def serve_cmd(
     tokens: TokensOpt = None,
     host: HostOpt = "127.0.0.1",
     port: Annotated[int, typer.Option("--port")] = 8765,
+    allowed_host: Annotated[Optional[list[str]], typer.Option(
+        "--allowed-host", help="Host header to answer (repeatable; default: the loopback "
+        "names when bound to the loopback, else any)")] = None,
 ) -> None:
     """Serve a read-only web view and JSON API of the wiki, every response computed for the
     authenticated principal only (docs/serve.md)."""
@@ -64,7 +73,8 @@ def serve_cmd(
 
     cfg, trust = _setup(wiki, auth, tokens)
     _warn_bind(host)
-    uvicorn.run(build_app(wiki, cfg, trust), host=host, port=port, log_level="warning",
+    hosts = allowed_host or (LOOPBACK_HOSTS if _is_loopback(host) else None)
+    uvicorn.run(build_app(wiki, cfg, trust, hosts), host=host, port=port, log_level="warning",
                 proxy_headers=False, server_header=False)
 
 

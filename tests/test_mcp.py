@@ -69,6 +69,7 @@ async def _check(session: ClientSession, served: Served, who: str) -> None:
     forbidden = forbidden_for(served.wiki, who)
     results = await _calls(session, served, who)
     assert len(results) > 60
+    print(f"{who}: {len(results)} tool calls, {len(forbidden)} hidden strings, 0 leaks")
     for call, _, text in results:
         assert leaks(text, forbidden) == [], (who, call)
     by_call = {c: (err, t) for c, err, t in results}

@@ -3,7 +3,6 @@ the real Starlette app (its test client speaks HTTP to the ASGI app in-process).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -66,6 +65,7 @@ def test_no_response_leaks_what_the_principal_may_not_see(served: Served, who: s
         assert leaks(text, forbidden) == [], (who, url)
         count += 1
     assert count > 100
+    print(f"{who}: {count} responses, {len(forbidden)} hidden strings, 0 leaks")
 
 
 def test_hidden_page_is_a_missing_page(served: Served) -> None:
@@ -281,7 +281,6 @@ def test_cli_serve_token_and_refusals(served: Served, tmp_path: Path) -> None:
     r = runner.invoke(cli_app, ["mcp", "--wiki", str(served.wiki), "--tokens", str(tokens)],
                       env={"FOLIO_MCP_TOKEN": "not-a-token"})
     assert r.exit_code == 1 and "refused" in r.stderr
-    assert json.loads(json.dumps({"ok": True}))
 
 
 def test_loopback_server_answers_only_loopback_host_names(served: Served) -> None:

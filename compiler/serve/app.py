@@ -126,9 +126,6 @@ class Server:
         return Viewer(state, self.wiki, who, self.trust)
 
 
-Handler = Callable[[Request, Viewer], Response]
-
-
 def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
               allowed_hosts: list[str] | None = None) -> Starlette:
     """``allowed_hosts``: Host header values answered (DNS rebinding: a page on another site

@@ -17,7 +17,9 @@ from pydantic import BaseModel, Field
 
 from ..canonical import sha256_hex
 from ..models import Claim, Principal
-from ..provenance.answers import ANSWERS_DIR, AuditError, AuditReport, audit, load_answer
+from ..provenance.answers import (
+    ANSWERS_DIR, AnswerStatement, AuditError, AuditReport, audit, load_answer,
+)
 from ..provenance.index_root import BUNDLE_SUFFIX
 from ..provenance.verify import Trust, VerifyError, read_page_statement
 from ..query import Answer, query_terms
@@ -294,37 +296,39 @@ class Viewer:
         return out
 
     # signed answers ---------------------------------------------------------------------------
-    def _answer_visible(self, rid: str) -> bool:
-        """The operator sees every answer; a principal sees the answers they asked whose cited
-        claims all still exist and are all visible to them now (a question typed by someone
-        else, or a value they have since lost access to, is not theirs to read)."""
+    def _answer(self, rid: str) -> AnswerStatement | None:
+        """The signed answer record if this principal may read it. The operator reads every
+        answer; a principal reads the answers they asked whose cited claims all still exist and
+        are all visible to them now (a question typed by someone else, or a value they have
+        since lost access to, is not theirs to read)."""
         try:
             stmt = load_answer(self.wiki, rid, self.trust)
         except (AuditError, VerifyError):
-            return False
+            return None
         if self.who is None:
-            return True
+            return stmt
         p = stmt.predicate
         if p.principal != self.who.name:
-            return False
+            return None
         now = self.state.claims_by_ids([c.claim_id for c in p.citations])
-        return all(c.claim_id in now and now[c.claim_id][0].acl.allows(self.who)
-                   and self.view(now[c.claim_id][0].subject) is not None for c in p.citations)
+        ok = all(c.claim_id in now and now[c.claim_id][0].acl.allows(self.who)
+                 and self.view(now[c.claim_id][0].subject) is not None for c in p.citations)
+        return stmt if ok else None
 
     def answers(self) -> list[AnswerSummary]:
         folder = self.wiki / ANSWERS_DIR
         out = []
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            rid = path.stem
-            if not self._answer_visible(rid):
+            stmt = self._answer(path.stem)
+            if stmt is None:
                 continue
-            p = load_answer(self.wiki, rid, self.trust).predicate
-            out.append(AnswerSummary(id=rid, question=p.question, principal=p.principal,
+            p = stmt.predicate
+            out.append(AnswerSummary(id=path.stem, question=p.question, principal=p.principal,
                                      answered_at=p.answered_at, found=p.found))
         return sorted(out, key=lambda a: (a.answered_at, a.id), reverse=True)
 
     def audit(self, rid: str) -> AuditReport | None:
-        if not re.fullmatch(r"[0-9a-f]{1,64}", rid) or not self._answer_visible(rid):
+        if not re.fullmatch(r"[0-9a-f]{1,64}", rid) or self._answer(rid) is None:
             return None
         report = audit(self.wiki, self.state, rid, self.trust)
         # the server's key file path is configuration, not something to publish

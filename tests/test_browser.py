@@ -98,6 +98,9 @@ def _tour(browser: Browser, base: str, served: Served, who: str, shots: Path) ->
     page.press("input[name=q]", "Enter")
     page.wait_for_url("**/search?q=discount")
     tour.check("search", echo="discount")
+    page.click("text=Answer it as a question")
+    page.wait_for_url("**/ask?q=discount")
+    tour.check("ask", echo="discount")
 
     title, pid = OPENS[who]
     page.goto(f"{base}/")
@@ -134,7 +137,7 @@ def test_two_principals_in_a_browser(browser: Browser, base_url: str, served: Se
     bob = _tour(browser, base_url, served, "bob", tmp_path)
     carol = _tour(browser, base_url, served, "carol", tmp_path)
     names = sorted(bob.saved + carol.saved)
-    assert len(names) == 20 and all((tmp_path / n).stat().st_size > 1000 for n in names)
+    assert len(names) == 22 and all((tmp_path / n).stat().st_size > 1000 for n in names)
     print("screenshots:", tmp_path, ", ".join(names))
 
 

@@ -34,6 +34,7 @@ from .visible import Viewer
 SESSION_COOKIE = "folio_session"
 NOT_FOUND_JSON = {"error": "not found"}
 MAX_QUERY_CHARS = 500
+MAX_LOGIN_BYTES = 8192
 
 
 class Unauthorized(Exception):
@@ -209,7 +210,9 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
         return security_headers(HTMLResponse(H.login(error=False)))
 
     async def login(request: Request) -> Response:
-        form = await request.form()
+        if int(request.headers.get("content-length") or 0) > MAX_LOGIN_BYTES:
+            return security_headers(HTMLResponse(H.login(error=True), status_code=413))
+        form = await request.form(max_files=0, max_fields=4)
         token = str(form.get("token", "")).strip()
         try:
             ident = srv.auth.bearer(token) if token else None

@@ -5,7 +5,7 @@ any."""
 from __future__ import annotations
 
 import html
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from ..provenance.answers import AuditReport
 from ..query import Answer
@@ -149,8 +149,9 @@ def search(q: str, hits: list[SearchHit], who: str | None) -> str:
         sub = "".join(f"<li>{inert(c.attribute)}: {inert(c.value)}</li>" for c in h.matches)
         items.append(f"<li>{_a(page_url(h.page.id), h.page.title)} ({inert(h.page.type)})"
                      f"<ul>{sub}</ul></li>")
-    body = (f"<h1>Search</h1><p>{_count(len(hits), 'page')} match <q>{inert(q)}</q>.</p>"
-            f"<ul>{''.join(items)}</ul>")
+    ask = _a("/ask?" + urlencode({"q": q}), "Answer it as a question, with sources")
+    body = (f"<h1>Search</h1><p>{_count(len(hits), 'page')} match <q>{inert(q)}</q>. "
+            f"{ask}</p><ul>{''.join(items)}</ul>")
     return layout("Search", body, who)
 
 

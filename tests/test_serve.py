@@ -105,6 +105,9 @@ def test_bob_sees_the_discount_policy_with_authority_dbom_history(served: Served
     dbom = client.get(f"/api/dbom/{DISCOUNT_PAGE}", headers=bob).json()
     assert dbom["status"] == "verified"
     assert dbom["sources"] and all("@" in s for s in dbom["sources"])
+    assert dbom["page_sha256"] is None  # a digest of the full page would confirm guesses
+    operator = client.get(f"/api/dbom/{DISCOUNT_PAGE}", headers=_auth(served, "operator"))
+    assert len(operator.json()["page_sha256"]) == 64
     history = client.get(f"/api/history/{DISCOUNT_PAGE}", headers=bob).json()
     assert history and history[0]["change"] == "updated"
     html = client.get(f"/page/{DISCOUNT_PAGE}", headers=bob).text

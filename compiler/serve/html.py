@@ -158,11 +158,11 @@ def search(q: str, hits: list[SearchHit], who: str | None) -> str:
 def dbom(d: DbomOut, title: str, who: str | None) -> str:
     cls = "ok" if d.status == "verified" else "bad"
     problem = f"<p>{inert(d.problem)}</p>" if d.problem else ""
+    digest = f"<p>Page sha256: <code>{inert(d.page_sha256)}</code></p>" if d.page_sha256 else ""
     deps = "".join(f"<li><code>{inert(s)}</code></li>" for s in d.sources)
     body = (f"<h1>DBOM: {inert(title)}</h1>"
             f'<p>Status: <span class="{cls}" id="dbom-status">{inert(d.status)}</span></p>'
-            f"{problem}<p>Page sha256: <code>{inert(d.page_sha256)}</code></p>"
-            f"<p>Signed by key: <code>{inert(d.signer_key)}</code></p>"
+            f"{problem}{digest}<p>Signed by key: <code>{inert(d.signer_key)}</code></p>"
             f"<h2>Source versions pinned</h2><ul>{deps}</ul>"
             f"<p>{_a(page_url(d.page), 'back to the page')}</p>")
     return layout(f"DBOM {title}", body, who)

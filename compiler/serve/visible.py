@@ -109,7 +109,9 @@ class DbomOut(BaseModel):
     status: str = Field(description="verified | failed | unsigned")
     problem: str | None = Field(None, description="what failed, for this page only")
     signer_key: str | None = Field(None, description="sha256 id of the trusted key that signed")
-    page_sha256: str | None
+    page_sha256: str | None = Field(
+        description="digest of the signed page file: operators only (the file holds every "
+        "claim, and a digest of it would confirm guesses of hidden ones)")
     sources: list[str] = Field(description="record key@version the DBOM pins, visible ones only")
 
 
@@ -259,14 +261,14 @@ class Viewer:
         sha = sha256_hex(page_file.read_bytes()) if page_file.is_file() else None
         if not bundle.is_file():
             return DbomOut(page=v.entity.id, status="unsigned", problem="no DBOM for this page",
-                           page_sha256=sha, sources=[])
+                           page_sha256=sha if self.who is None else None, sources=[])
         try:
             stmt = read_page_statement(bundle, bundle_rel, self.trust)
         except VerifyError:
             # the verifier's message may name keys and paths of the server: say what, not where
             return DbomOut(page=v.entity.id, status="failed",
                            problem="signature does not verify against the trusted key",
-                           page_sha256=sha, sources=[])
+                           page_sha256=sha if self.who is None else None, sources=[])
         deps = [f"{d.annotations.key}@{d.annotations.version}"
                 for d in stmt.predicate.build_definition.resolved_dependencies
                 if d.annotations.key in visible]
@@ -277,8 +279,8 @@ class Viewer:
         elif sha is None or subject.digest.get("sha256") != sha:
             problem = "the page differs from the one its DBOM signed"
         return DbomOut(page=v.entity.id, status="failed" if problem else "verified",
-                       problem=problem, signer_key=self.trust.key_id, page_sha256=sha,
-                       sources=sorted(deps))
+                       problem=problem, signer_key=self.trust.key_id,
+                       page_sha256=sha if self.who is None else None, sources=sorted(deps))
 
     def history(self, name: str) -> list[HistoryEntry] | None:
         """The page's lines of ``log.md``: day, operation and what happened to this page only

@@ -36,7 +36,24 @@ def _setup(wiki: Path, auth: Path | None, tokens: Path | None):  # noqa: ANN202
     except (ConfigError, ValueError) as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from exc
+    _check_state(wiki)
     return cfg, trust
+
+
+def _check_state(wiki: Path) -> None:
+    """Refuse to serve a state the signed wiki contradicts: the answers work's check
+    (compiler/answers/guard.py), over every page, once before serving. Until that work is
+    merged the module is absent and nothing is checked here."""
+    try:
+        from ..answers.guard import served
+    except ImportError:
+        return
+    from contextlib import closing
+
+    from ..build import wiki_state
+
+    with closing(wiki_state(wiki)) as state:
+        served(wiki, state, None)
 
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]

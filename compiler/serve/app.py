@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -134,11 +135,14 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
     srv = Server(wiki, cfg, trust)
 
     def json_view(fn: Callable[[Request, Viewer], Any]) -> Callable[[Request], Awaitable[Response]]:
+        def work(request: Request) -> Any:
+            with closing(wiki_state(wiki)) as state:
+                return fn(request, srv.viewer(state, request))
+
         async def endpoint(request: Request) -> Response:
             try:
-                with closing(wiki_state(wiki)) as state:
-                    viewer = srv.viewer(state, request)
-                    data = fn(request, viewer)
+                # reads are blocking SQLite and file work: off the event loop, one state each
+                data = await run_in_threadpool(work, request)
             except Unauthorized:
                 return security_headers(JSONResponse(
                     {"error": "authentication required"}, status_code=401,
@@ -155,12 +159,15 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
 
     def html_view(fn: Callable[[Request, Viewer, str | None], str | None]
                   ) -> Callable[[Request], Awaitable[Response]]:
+        def work(request: Request) -> tuple[str, str | None]:
+            with closing(wiki_state(wiki)) as state:
+                viewer = srv.viewer(state, request)
+                name = viewer.who.name if viewer.who else "operator"
+                return name, fn(request, viewer, name)
+
         async def endpoint(request: Request) -> Response:
             try:
-                with closing(wiki_state(wiki)) as state:
-                    viewer = srv.viewer(state, request)
-                    name = viewer.who.name if viewer.who else "operator"
-                    body = fn(request, viewer, name)
+                name, body = await run_in_threadpool(work, request)
             except Unauthorized:
                 return security_headers(RedirectResponse("/login", status_code=303))
             if body is None:

@@ -347,3 +347,31 @@ def test_the_leak_check_finds_what_it_looks_for(served: Served) -> None:
                 f"/api/answers/{served.answers['bob']}", "/api/pages", "/"):
         found = leaks(client.get(url, headers=bob).text, carol_forbidden)
         assert DISCOUNT_PAGE in found or "Discount Approval Policy" in " ".join(found), url
+
+
+def test_hostile_source_text_is_inert_in_every_view(acme_copy: Path, tmp_path: Path,
+                                                    served: Served) -> None:
+    """A public handbook page whose title, fields and body carry markup: every view shows it
+    as text, in HTML and in a real page title, and no element comes from it."""
+    from compiler.build import compile_wiki
+    from conftest import TODAY
+
+    hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    (acme_copy / "handbook" / "hostile.md").write_text(
+        "---\ntitle: Evil <b>Page</b> \"q\" 'a'\ntype: process\nupdated: 2026-10-20\n---\n\n"
+        f"# Evil\n\nThe payload is {hostile} here.\n\nOwner: <a href=\"javascript:x\">me</a>\n")
+    wiki = tmp_path / "wiki"
+    assert compile_wiki(acme_copy, wiki, today=TODAY).rejected == 0
+    client = TestClient(build_app(wiki, AuthConfig(tokens_file=served.tokens_file),
+                                  trust_from(FolioSettings())))
+    carol = _auth(served, "carol")
+    pages = client.get("/api/pages", headers=carol).json()
+    evil = next(p for p in pages if p["title"].startswith("Evil"))
+    for url in (f"/page/{evil['id']}", "/", "/search?q=payload", "/ask?q=What+is+the+payload",
+                f"/dbom/{evil['id']}", f"/history/{evil['id']}"):
+        html = client.get(url, headers=carol).text
+        for raw in ("<script", "<img", "<b>Page", '<a href="javascript', "onerror=alert(1)>"):
+            assert raw not in html, (url, raw)
+    page = client.get(f"/page/{evil['id']}", headers=carol).text
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    assert "Evil &lt;b&gt;Page&lt;/b&gt;" in page

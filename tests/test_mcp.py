@@ -109,9 +109,36 @@ def test_stdio(served: Served, who: str) -> None:
     anyio.run(main)
 
 
+ISSUER, AUDIENCE = "https://login.example.test/realms/acme", "folio-mcp"
+
+
 @pytest.fixture(scope="module")
-def mcp_url(served: Served) -> Iterator[str]:
-    app = http_app(served.wiki, AuthConfig(tokens_file=served.tokens_file),
+def idp_key(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
+    jwk.update(kid="mcp1", use="sig", alg="ES256")
+    path = tmp_path_factory.mktemp("idp") / "jwks.json"
+    path.write_text(json.dumps({"keys": [jwk]}))
+    return key, path
+
+
+def _jwt(key, sub: str) -> str:  # noqa: ANN001
+    import jwt
+
+    now = int(time.time())
+    return jwt.encode({"iss": ISSUER, "aud": AUDIENCE, "sub": sub, "iat": now,
+                       "exp": now + 300}, key, algorithm="ES256", headers={"kid": "mcp1"})
+
+
+@pytest.fixture(scope="module")
+def mcp_url(served: Served, idp_key) -> Iterator[str]:  # noqa: ANN001
+    from compiler.serve.auth import OIDCConfig
+
+    oidc = OIDCConfig(issuer=ISSUER, audience=AUDIENCE, jwks_file=idp_key[1])
+    app = http_app(served.wiki, AuthConfig(tokens_file=served.tokens_file, oidc=oidc),
                    trust_from(FolioSettings()))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -170,3 +197,23 @@ def test_stdio_refuses_a_token_not_in_the_file(served: Served) -> None:
                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         assert r.returncode == 1
         assert "refused" in r.stderr or "not in the directory" in r.stderr
+
+
+def test_http_with_oidc_tokens(served: Served, mcp_url: str, idp_key) -> None:  # noqa: ANN001
+    async def main() -> None:
+        async with _http_session(mcp_url, _jwt(idp_key[0], "bob")) as session:
+            await session.initialize()
+            page = await session.call_tool("show_page", {"page": DISCOUNT_PAGE})
+            assert not page.is_error and "20%" in _text(page)
+        async with _http_session(mcp_url, _jwt(idp_key[0], "carol")) as session:
+            await session.initialize()
+            page = await session.call_tool("show_page", {"page": DISCOUNT_PAGE})
+            assert page.is_error and _text(page).endswith("not found")
+
+    anyio.run(main)
+    import httpx
+
+    r = httpx.post(mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                   headers={"Authorization": f"Bearer {_jwt(idp_key[0], 'mallory')}",
+                            "Accept": "application/json, text/event-stream"})
+    assert r.status_code == 401

@@ -99,7 +99,7 @@ def _stdio_params(served: Served, who: str) -> StdioServerParameters:
         cwd=str(REPO))
 
 
-@pytest.mark.parametrize("who", ["bob", "carol"])
+@pytest.mark.parametrize("who", ["alice", "bob", "carol"])
 def test_stdio(served: Served, who: str) -> None:
     async def main() -> None:
         async with stdio_client(_stdio_params(served, who)) as (read, write):
@@ -162,7 +162,7 @@ async def _http_session(url: str, token: str | None) -> AsyncIterator[ClientSess
                 yield session
 
 
-@pytest.mark.parametrize("who", ["bob", "carol"])
+@pytest.mark.parametrize("who", ["alice", "bob", "carol"])
 def test_http(served: Served, mcp_url: str, who: str) -> None:
     async def main() -> None:
         async with _http_session(mcp_url, served.tokens[who]) as session:

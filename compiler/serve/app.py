@@ -8,6 +8,7 @@ and a missing one get the same 404 body, HTML or JSON.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -32,6 +33,7 @@ from . import html as H
 from .auth import AuthConfig, AuthError, Authenticator, Identity
 from .visible import Viewer
 
+log = logging.getLogger("folio.serve")
 SESSION_COOKIE = "folio_session"
 NOT_FOUND_JSON = {"error": "not found"}
 MAX_QUERY_CHARS = 500
@@ -124,7 +126,13 @@ class Server:
         raise Unauthorized("no credentials")
 
     def viewer(self, state: State, request: Request) -> Viewer:
-        who = resolve_principal(state, self.identity(request))
+        try:
+            who = resolve_principal(state, self.identity(request))
+        except Unauthorized as exc:
+            # why, for the operator's log; the client only learns that it was refused
+            log.info("refused %s %s from %s: %s", request.method, request.url.path,
+                     request.client.host if request.client else "?", exc)
+            raise
         return Viewer(state, self.wiki, who, self.trust)
 
 

@@ -29,6 +29,7 @@ from ..build import wiki_state
 from ..models import Principal
 from ..provenance.verify import Trust
 from ..state import State
+from ..views import principal
 from . import html as H
 from .auth import AuthConfig, AuthError, Authenticator, Identity
 from .visible import Viewer
@@ -54,17 +55,15 @@ def security_headers(response: Response) -> Response:
 
 
 def resolve_principal(state: State, ident: Identity) -> Principal | None:
-    """The principal an identity acts as, with groups from the wiki's directory. A name the
-    directory does not know is refused, except the configured anonymous principal (which then
-    sees public claims only)."""
+    """The principal an identity acts as, built like ``--as`` builds it
+    (:func:`compiler.views.principal`: directory groups and identities). A name the directory
+    does not know is refused, except the configured anonymous principal (which then sees
+    public claims only)."""
     if ident.name is None:
         return None
-    groups = state.principal_groups(ident.name)
-    if groups is None:
-        if ident.via != "anonymous":
-            raise Unauthorized(f"principal {ident.name!r} ({ident.via}) is not in the directory")
-        groups = []
-    return Principal(name=ident.name, groups=tuple(sorted(groups)))
+    if state.principal_groups(ident.name) is None and ident.via != "anonymous":
+        raise Unauthorized(f"principal {ident.name!r} ({ident.via}) is not in the directory")
+    return principal(state, ident.name)
 
 
 @dataclass

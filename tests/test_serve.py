@@ -375,3 +375,13 @@ def test_hostile_source_text_is_inert_in_every_view(acme_copy: Path, tmp_path: P
     page = client.get(f"/page/{evil['id']}", headers=carol).text
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
     assert "Evil &lt;b&gt;Page&lt;/b&gt;" in page
+
+
+def test_login_from_another_origin_refused(served: Served) -> None:
+    client = _client(served)
+    r = client.post("/login", data={"token": served.tokens["carol"]},
+                    headers={"Origin": "https://evil.example.test"}, follow_redirects=False)
+    assert r.status_code == 403 and SESSION_COOKIE not in r.cookies
+    same = client.post("/login", data={"token": served.tokens["carol"]},
+                       headers={"Origin": "http://testserver"}, follow_redirects=False)
+    assert same.status_code == 303

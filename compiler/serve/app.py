@@ -48,7 +48,7 @@ class Unauthorized(Exception):
 def security_headers(response: Response) -> Response:
     response.headers["Content-Security-Policy"] = H.CSP
     response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Referrer-Policy"] = "same-origin"
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -75,8 +75,11 @@ class Sessions:
 
     def create(self, ident: Identity) -> str:
         """A session never outlives the credential it was started with (a JWT's ``exp``)."""
+        now = time.time()
+        for old in [k for k, (_, exp) in self._live.items() if exp < now]:
+            del self._live[old]
         sid = secrets.token_urlsafe(32)
-        expiry = time.time() + self.hours * 3600
+        expiry = now + self.hours * 3600
         if ident.expires is not None:
             expiry = min(expiry, ident.expires)
         self._live[sid] = (ident, expiry)
@@ -223,7 +226,14 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
     async def login_form(request: Request) -> Response:
         return security_headers(HTMLResponse(H.login(error=False)))
 
+    def cross_site(request: Request) -> bool:
+        """A form post from another origin (login CSRF): browsers send Origin on POSTs."""
+        origin = request.headers.get("origin")
+        return origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}"
+
     async def login(request: Request) -> Response:
+        if cross_site(request):
+            return security_headers(HTMLResponse(H.login(error=True), status_code=403))
         if int(request.headers.get("content-length") or 0) > MAX_LOGIN_BYTES:
             return security_headers(HTMLResponse(H.login(error=True), status_code=413))
         form = await request.form(max_files=0, max_fields=4)
@@ -243,6 +253,8 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
         return security_headers(response)
 
     async def logout(request: Request) -> Response:
+        if cross_site(request):
+            return security_headers(HTMLResponse(H.login(error=True), status_code=403))
         srv.sessions.drop(request.cookies.get(SESSION_COOKIE))
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(SESSION_COOKIE, path="/")

@@ -209,10 +209,10 @@ class Viewer:
             hits[direct.entity.id] = SearchHit(page=self.ref(direct.entity.id), matches=[])
         if terms:
             match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-            found = self.state.claims_by_ids(
-                [cid for cid, _ in self.state.search_claims(match, _CANDIDATES)])
+            ranked = [cid for cid, _ in self.state.search_claims(match, _CANDIDATES)]
+            found = self.state.claims_by_ids(ranked)
             wanted = set(terms)
-            for claim, _ in found.values():
+            for claim in (found[cid][0] for cid in ranked if cid in found):
                 if len(hits) >= limit and claim.subject not in hits:
                     continue
                 if not claim.acl.allows(self.who):

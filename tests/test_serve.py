@@ -299,8 +299,10 @@ def test_loopback_server_answers_only_loopback_host_names(served: Served) -> Non
     assert rebound.status_code == 400
 
 
-def test_folio_serve_command_end_to_end(served: Served) -> None:
-    """The real command: loopback bind, token file, a request as carol, a 401 without one."""
+@pytest.mark.parametrize("published", [False, True])
+def test_folio_serve_command_end_to_end(served: Served, tmp_path: Path, published: bool) -> None:
+    """The real command: loopback bind, token file, a request as carol, a 401 without one;
+    from the wiki folder, and from a published wiki (file:// store) synced into the cache."""
     import os
     import socket
     import subprocess
@@ -309,14 +311,22 @@ def test_folio_serve_command_end_to_end(served: Served) -> None:
 
     import httpx
 
+    wiki = str(served.wiki)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+           "FOLIO_CACHE_DIR": str(tmp_path / "cache")}
+    if published:
+        store = tmp_path / "store"
+        r = CliRunner().invoke(cli_app, ["publish", "--wiki", wiki, "--to", str(store), "-q"])
+        assert r.exit_code == 0, r.output
+        wiki = store.resolve().as_uri()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     repo = Path(__file__).resolve().parents[1]
     proc = subprocess.Popen(
         [sys.executable, "-c", "from compiler.cli import app; app()", "serve", "--wiki",
-         str(served.wiki), "--tokens", str(served.tokens_file), "--port", str(port)],
-        env={**os.environ, "PYTHONPATH": str(repo)}, cwd=repo, stdin=subprocess.DEVNULL,
+         wiki, "--tokens", str(served.tokens_file), "--port", str(port)],
+        env=env, cwd=repo, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         base = f"http://127.0.0.1:{port}"
@@ -332,6 +342,8 @@ def test_folio_serve_command_end_to_end(served: Served) -> None:
         assert httpx.get(f"{base}/api/me").status_code == 401
         hidden = httpx.get(f"{base}/api/pages/{DISCOUNT_PAGE}", headers=_auth(served, "carol"))
         assert hidden.status_code == 404
+        bob = httpx.get(f"{base}/api/dbom/{DISCOUNT_PAGE}", headers=_auth(served, "bob"))
+        assert bob.json()["status"] == "verified"
     finally:
         proc.terminate()
         proc.wait(10)

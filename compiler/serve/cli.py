@@ -13,6 +13,10 @@ from rich.markup import escape
 
 err = Console(stderr=True)
 
+# a folder, or a published wiki (s3://bucket/prefix, file:///path) synced into the cache once
+# at start: the server then serves that verified snapshot
+from ..store.cli import WikiOpt  # noqa: E402
+
 AuthOpt = Annotated[Optional[Path], typer.Option(
     "--auth", help="auth config (YAML): tokens_file, proxy {header, allow}, oidc {issuer, "
     "audience, jwks_file, principal_claim}, anonymous (docs/serve.md)")]
@@ -73,7 +77,7 @@ def _warn_bind(host: str) -> None:
 
 
 def serve_cmd(
-    wiki: Annotated[Path, typer.Option("--wiki", help="compiled wiki folder")] = Path("wiki"),
+    wiki: WikiOpt = "wiki",
     auth: AuthOpt = None,
     tokens: TokensOpt = None,
     host: HostOpt = "127.0.0.1",
@@ -96,7 +100,7 @@ def serve_cmd(
 
 
 def mcp_cmd(
-    wiki: Annotated[Path, typer.Option("--wiki", help="compiled wiki folder")] = Path("wiki"),
+    wiki: WikiOpt = "wiki",
     http: Annotated[bool, typer.Option("--http", help="streamable HTTP instead of stdio")] = False,
     auth: AuthOpt = None,
     tokens: TokensOpt = None,

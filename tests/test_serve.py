@@ -3,6 +3,7 @@ the real Starlette app (its test client speaks HTTP to the ASGI app in-process).
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -397,3 +398,33 @@ def test_login_from_another_origin_refused(served: Served) -> None:
     same = client.post("/login", data={"token": served.tokens["carol"]},
                        headers={"Origin": "http://testserver"}, follow_redirects=False)
     assert same.status_code == 303
+
+
+@pytest.mark.parametrize("who", PRINCIPALS)
+def test_permission_leak_detector_of_the_cli_finds_nothing_served(served: Served,
+                                                                  who: str) -> None:
+    """The CLI leak test's own detector (tests/test_permissions_leaks.py: hidden values, hidden
+    titles and aliases, hidden page ids, and questions aimed at hidden claims) over every
+    served URL, as a second opinion on the detector above."""
+    from contextlib import closing
+
+    from compiler.build import wiki_state
+    from compiler.views import principal
+    from test_permissions_leaks import secrets_for
+
+    with closing(wiki_state(served.wiki)) as state:
+        secrets = secrets_for(served.wiki, principal(state, who))
+    assert secrets.page_ids and secrets.questions
+    client = _client(served)
+    headers = _auth(served, who)
+    urls = _every_url(client, headers, served)
+    for q in secrets.questions:
+        urls += [(f"/ask?{urlencode({'q': q})}", q), (f"/api/query?{urlencode({'q': q})}", q),
+                 (f"/api/search?{urlencode({'q': q})}", q)]
+    for url, echo in urls:
+        r = client.get(url, headers=headers)
+        text = r.text
+        if echo:
+            for form in (echo, urlencode({"q": echo}), html.escape(echo, quote=True)):
+                text = text.replace(form, "")
+        assert secrets.leaks(text) == [], (who, url)

@@ -387,6 +387,9 @@ def test_hostile_source_text_is_inert_in_every_view(acme_copy: Path, tmp_path: P
             assert raw not in html, (url, raw)
     page = client.get(f"/page/{evil['id']}", headers=carol).text
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    # a source's own URL is linked only when it is http(s) or mailto
+    confluence = client.get("/page/policy/return-policy", headers=_auth(served, "bob")).text
+    assert '<a href="https://acme.atlassian.net/' in confluence
     assert "Evil &lt;b&gt;Page&lt;/b&gt;" in page
 
 
@@ -428,3 +431,12 @@ def test_permission_leak_detector_of_the_cli_finds_nothing_served(served: Served
             for form in (echo, urlencode({"q": echo}), html.escape(echo, quote=True)):
                 text = text.replace(form, "")
         assert secrets.leaks(text) == [], (who, url)
+
+
+def test_source_links_only_to_web_and_mail_urls() -> None:
+    from compiler.serve.html import _source_title
+
+    for bad in ("javascript:alert(1)", "data:text/html,<b>x</b>", "JaVaScRiPt:x", "//evil"):
+        assert "<a " not in _source_title("T <b>", bad)
+    assert _source_title("T", 'https://x.test/a"onmouseover=1').startswith(
+        '<a href="https://x.test/a%22onmouseover=1"')

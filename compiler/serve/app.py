@@ -12,7 +12,6 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,14 +24,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..build import wiki_state
 from ..models import Principal
 from ..provenance.verify import Trust
 from ..state import State
 from ..views import principal
 from . import html as H
 from .auth import AuthConfig, AuthError, Authenticator, Identity
-from .visible import Viewer
+from .visible import Viewer, snapshot
 
 log = logging.getLogger("folio.serve")
 SESSION_COOKIE = "folio_session"
@@ -146,7 +144,7 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
 
     def json_view(fn: Callable[[Request, Viewer], Any]) -> Callable[[Request], Awaitable[Response]]:
         def work(request: Request) -> Any:
-            with closing(wiki_state(wiki)) as state:
+            with snapshot(wiki) as state:
                 return fn(request, srv.viewer(state, request))
 
         async def endpoint(request: Request) -> Response:
@@ -170,7 +168,7 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
     def html_view(fn: Callable[[Request, Viewer, str | None], str | None]
                   ) -> Callable[[Request], Awaitable[Response]]:
         def work(request: Request) -> tuple[str, str | None]:
-            with closing(wiki_state(wiki)) as state:
+            with snapshot(wiki) as state:
                 viewer = srv.viewer(state, request)
                 name = viewer.who.name if viewer.who else "operator"
                 return name, fn(request, viewer, name)
@@ -241,7 +239,7 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
         try:
             ident = srv.auth.bearer(token) if token else None
             if ident is not None:
-                with closing(wiki_state(wiki)) as state:
+                with snapshot(wiki) as state:
                     resolve_principal(state, ident)
         except (AuthError, Unauthorized):
             ident = None

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .. import safe_yaml
 from ..atomic import write_atomic
 
 
@@ -85,7 +86,7 @@ def load_auth_config(path: Path | None, tokens_file: Path | None = None) -> Auth
     cfg = AuthConfig()
     if path is not None:
         try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            raw = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
             cfg = AuthConfig.model_validate(raw)
         except (OSError, yaml.YAMLError) as exc:
             raise ConfigError(f"{path}: {exc}") from exc
@@ -112,7 +113,7 @@ def token_digest(token: str) -> str:
 
 def read_token_file(path: Path) -> TokenFile:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+        raw = safe_yaml.load(path.read_text(encoding="utf-8")) if path.exists() else {}
         return TokenFile.model_validate(raw or {})
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc

@@ -8,6 +8,7 @@ import html
 from urllib.parse import quote, urlencode
 
 from ..provenance.answers import AuditReport
+from ..sanitize import link_target
 from ..query import Answer
 from .visible import (
     AnswerSummary, ClaimOut, DbomOut, HistoryEntry, PageOut, PageRef, SearchHit,
@@ -32,9 +33,20 @@ form.inline{display:inline}input[type=search],input[type=password]{padding:.3em;
 
 
 def inert(text: object) -> str:
-    """Source text as inert HTML. The one place text is escaped for the web view (the hostile
-    input work's sanitizer plugs in here when it lands)."""
+    """Source text as inert HTML: the one place text is escaped for the web view. (The wiki's
+    own rule, :mod:`compiler.sanitize`, makes text inert as *Markdown*; the web view renders
+    no Markdown, so HTML escaping is the whole rule here.)"""
     return html.escape("" if text is None else str(text), quote=True)
+
+
+def _source_title(title: str, url: str | None) -> str:
+    """A source's title, linked to the record only when :func:`compiler.sanitize.link_target`
+    accepts its URL (http, https, mailto); never ``javascript:`` or ``data:``."""
+    target = link_target(url)
+    if target is None:
+        return inert(title)
+    return f'<a href="{inert(target)}" rel="noopener noreferrer">{inert(title)}</a>'
+
 
 
 def page_url(page_id: str, what: str = "page") -> str:
@@ -131,7 +143,8 @@ def page(p: PageOut, who: str | None) -> str:
     backlinks = f"<h2>Referenced by</h2><ul>{back}</ul>" if back else ""
     src = "".join(
         f"<tr><td><code>{inert(s.key)}</code></td><td>{inert(s.version)}</td>"
-        f"<td><code>{inert(s.sha256[:16])}</code></td><td>{inert(s.title)}</td></tr>"
+        f"<td><code>{inert(s.sha256[:16])}</code></td><td>{_source_title(s.title, s.url)}</td>"
+        "</tr>"
         for s in p.sources)
     aliases = (f"<p>Also known as: {inert(', '.join(p.aliases))}</p>" if p.aliases else "")
     body = (f"<h1>{inert(p.title)}</h1><p>{inert(p.type)} · "

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from contextlib import closing
 from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -24,11 +23,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..build import wiki_state
 from ..provenance.verify import Trust
 from .app import Server, Unauthorized, resolve_principal
 from .auth import AuthConfig, Identity
-from .visible import Viewer
+from .visible import Viewer, snapshot
 
 NOT_FOUND = "not found"
 IDENTITY_KEY = "folio.identity"
@@ -51,7 +49,7 @@ def build_mcp(wiki: Path, trust: Trust,
 
     def run(ctx: Context, fn: Callable[[Viewer], object]) -> str:
         ident = identity_of(ctx)
-        with closing(wiki_state(wiki)) as state:
+        with snapshot(wiki) as state:
             try:
                 viewer = Viewer(state, wiki, resolve_principal(state, ident), trust)
             except Unauthorized as exc:
@@ -109,7 +107,7 @@ class _Authenticate:
             return
         try:
             ident = self.srv.identity(Request(scope))
-            with closing(wiki_state(self.srv.wiki)) as state:
+            with snapshot(self.srv.wiki) as state:
                 resolve_principal(state, ident)  # a name outside the directory stops here
             scope[IDENTITY_KEY] = ident
         except Unauthorized:

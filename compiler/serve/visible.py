@@ -10,11 +10,14 @@ missing one give the same answer: ``None``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from ..build import wiki_state
 from ..canonical import sha256_hex
 from ..models import Claim, Principal
 from ..provenance.answers import (
@@ -24,11 +27,20 @@ from ..provenance.index_root import BUNDLE_SUFFIX
 from ..provenance.verify import Trust, VerifyError, read_page_statement
 from ..query import Answer, query_terms
 from ..query import answer as answer_question
+from ..staging import reading
 from ..state import State
 from ..text import words
 from ..views import PageView, page_view
 
 SEARCH_LIMIT = 20
+
+
+@contextmanager
+def snapshot(wiki: Path) -> Iterator[State]:
+    """The wiki's state for one request, holding its current generation (compiler/staging.py)
+    so the pages, DBOMs and answers read beside it belong to the same compile."""
+    with reading(wiki), closing(wiki_state(wiki)) as state:
+        yield state
 _CANDIDATES = 400
 
 

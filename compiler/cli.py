@@ -254,6 +254,10 @@ def lint(
             t.add_row(f"[{color}]{f.severity}[/{color}]", f.code, f.message)
         out.print(t)
         out.print(f"{report.errors} errors, {report.warnings} warnings")
+        if report.unmapped:
+            from .lint import unmapped_text
+
+            out.print(unmapped_text(report.unmapped), markup=False)
     if report.errors:
         raise typer.Exit(1)
 

@@ -13,8 +13,8 @@ from datetime import datetime
 
 
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
+from .resolve import comparison_value
 from .sanitize import inert, inert_inline, inert_value, is_page_id, link_target
-from .text import normalize_value
 
 _SUMMARY_CHARS = 160
 
@@ -76,7 +76,7 @@ def _sources(claims: Iterable[Claim]) -> list[SourceRef]:
 def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[SourceRef],
                  conflicts: Sequence[Conflict]) -> str:
     best = max(claims, key=lambda c: (c.authority.rank, c.source.key))
-    updated = max((c.observed_at for c in claims), default=None)
+    updated = max((c.observed_at for c in claims if c.observed_at is not None), default=None)
     data = {
         "title": entity.name,
         "type": entity.type,
@@ -144,11 +144,12 @@ def render_page(
     if synthesis:
         lines += ["## Overview", "", _overview(synthesis, by_id, sid), ""]
 
-    open_attrs = {c.attribute for c in conflicts if c.state == "open"}
+    # an attribute with qualifiers is its own row: "refund window (Enterprise)"
+    open_attrs = {c.label for c in conflicts if c.state == "open"}
     facts: dict[str, list[Claim]] = defaultdict(list)
     for c in claims:
         if c.kind != "statement":
-            facts[c.attribute].append(c)
+            facts[c.label].append(c)
     if facts:
         lines += ["## Facts", "", "| Attribute | Value | Sources | Authority |", "|---|---|---|---|"]
         for attribute in sorted(facts):
@@ -163,7 +164,7 @@ def render_page(
             rows: dict[str, list[Claim]] = defaultdict(list)
             for c in group:
                 if status.get(c.id) == "winner":
-                    rows[normalize_value(c.value)].append(c)
+                    rows[comparison_value(c)].append(c)
             for _, winners in sorted(rows.items()):
                 first = max(winners, key=lambda c: (c.authority.rank, c.source.key))
                 refs = ", ".join(sorted({sid[c.source.key] for c in winners}, key=_snum))
@@ -184,7 +185,7 @@ def render_page(
         lines += ["## Conflicts", ""]
         for conflict in conflicts:
             if conflict.state == "open":
-                lines.append(f"### {escape(conflict.attribute)} — open contradiction")
+                lines.append(f"### {escape(conflict.label)} — open contradiction")
                 lines.append("")
                 lines.append("Equal authority, different values; not settled until a source or the "
                              "authority policy changes.")
@@ -194,7 +195,7 @@ def render_page(
                     lines.append(f"- {escape(c.value)} — {sid[c.source.key]} `{c.source.label}` "
                                  f"({escape(c.authority.rule)}, rank {c.authority.rank})")
             else:
-                lines.append(f"### {escape(conflict.attribute)} — resolved: "
+                lines.append(f"### {escape(conflict.label)} — resolved: "
                              f"{escape(conflict.value or '')}")
                 lines.append("")
                 for cid in conflict.winners:

@@ -19,6 +19,7 @@ from .progress_bars import PhaseBars
 
 from . import __version__
 from .build import CompileError, CompileReport, compile_wiki, wiki_state
+from .answers.guard import served
 from .settings import FolioSettings
 
 EXIT_REJECTED = 3
@@ -167,6 +168,7 @@ def query(
 
     state = _open(wiki)
     result = answer(state, question, principal(state, who, groups))
+    served(wiki, state, result.served_pages())  # refuse a state the signed wiki contradicts
     record = _attest_answer(state, wiki, result) if attest else None
     if as_json:
         data = result.model_dump(mode="json")
@@ -210,7 +212,14 @@ def show(
 
     state = _open(wiki)
     eid = state.find_entity(page)
+    served(wiki, state, [eid, *state.backlinks(eid)] if eid else [])
     view = page_view(state, eid, principal(state, who, groups), looked_up_as=page) if eid else None
+    if view is None and eid:  # an answer filed back as a page (compiler/answers/pages.py)
+        from .answers.pages import answer_page_text
+
+        if (answer_text := answer_page_text(wiki, state, eid, principal(state, who, groups))):
+            sys.stdout.write(answer_text)
+            return
     if view is None:
         err.print(f"no page named {page!r} in {wiki}")
         raise typer.Exit(1)
@@ -280,6 +289,7 @@ def export_claims_cmd(
         err.print(f"unsupported format {fmt!r} (supported: jsonl)")
         raise typer.Exit(2)
     state = _open(wiki)
+    served(wiki, state, None)  # every claim is exported: the whole state is checked
     lines = export_claims(state, principal(state, who, groups))
     if output is None:
         for line in lines:
@@ -306,6 +316,9 @@ def _register_provenance() -> None:
 
     register(app)
     register_store(app)
+    from .answers.cli import register as register_answers
+
+    register_answers(app)  # folio ask, folio answers (compiler/answers/cli.py)
 
 
 _register_provenance()

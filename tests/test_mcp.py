@@ -25,10 +25,14 @@ from compiler.provenance.verify import trust_from
 from compiler.serve.auth import AuthConfig
 from compiler.serve.mcp import http_app
 from compiler.settings import FolioSettings
-from serve_wiki import DISCOUNT_PAGE, Served, forbidden_for, leaks, served  # noqa: F401
+from serve_wiki import QUESTIONS, DISCOUNT_PAGE, Served, forbidden_for, leaks, served  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = {"search", "show_page", "query", "audit", "page_dbom"}
+TOOLS = {"search", "show_page", "query", "ask", "audit", "page_dbom"}
+
+
+def served_question(who: str) -> str:
+    return QUESTIONS[who]
 
 
 def _text(result) -> str:  # noqa: ANN001
@@ -50,7 +54,7 @@ async def _calls(session: ClientSession, served: Served, who: str) -> list[tuple
     for q in ("discount", "Discount Approval Policy", "VP approval", "SUP-103", "FHIR",
               "Umbrella Health", "return window"):
         calls += [("search", {"query": q}), ("query", {"question": q}),
-                  ("show_page", {"page": q})]
+                  ("ask", {"question": q}), ("show_page", {"page": q})]
     for rid in served.answers.values():
         calls.append(("audit", {"answer_id": rid}))
     for name, args in calls:
@@ -82,6 +86,9 @@ async def _check(session: ClientSession, served: Served, who: str) -> None:
         assert trail["trace"] and trail["question"].startswith("What is the maximum discount")
         dbom = json.loads(by_call[f"page_dbom {{'page': '{DISCOUNT_PAGE}'}}"][1])
         assert dbom["status"] == "verified"
+        asked = await session.call_tool("ask", {"question": served_question("bob")})
+        answer = json.loads(_text(asked))
+        assert answer["found"] and any(f["value"] == "20%" for f in answer["facts"])
     else:
         assert hidden[0] and missing.is_error
         assert hidden[1] == _text(missing)

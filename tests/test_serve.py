@@ -48,7 +48,7 @@ def _every_url(client: TestClient, headers: dict[str, str],
               "Umbrella Health", "return window", "Globex"):
         # the question is echoed back: the principal typed it, so it is not counted
         out += [(f"/search?q={q}", q), (f"/api/search?q={q}", q), (f"/ask?q={q}", q),
-                (f"/api/query?q={q}", q)]
+                (f"/api/query?q={q}", q), (f"/api/ask?q={q}", q)]
     return out
 
 
@@ -423,7 +423,8 @@ def test_permission_leak_detector_of_the_cli_finds_nothing_served(served: Served
     urls = _every_url(client, headers, served)
     for q in secrets.questions:
         urls += [(f"/ask?{urlencode({'q': q})}", q), (f"/api/query?{urlencode({'q': q})}", q),
-                 (f"/api/search?{urlencode({'q': q})}", q)]
+                 (f"/api/search?{urlencode({'q': q})}", q),
+                 (f"/api/ask?{urlencode({'q': q})}", q)]
     for url, echo in urls:
         r = client.get(url, headers=headers)
         text = r.text
@@ -440,3 +441,23 @@ def test_source_links_only_to_web_and_mail_urls() -> None:
         assert "<a " not in _source_title("T <b>", bad)
     assert _source_title("T", 'https://x.test/a"onmouseover=1').startswith(
         '<a href="https://x.test/a%22onmouseover=1"')
+
+
+@pytest.mark.parametrize("command", ["serve", "mcp"])
+def test_a_tampered_state_is_not_served(served: Served, tmp_path: Path, command: str) -> None:
+    """Granting carol finance in the state database (not in the signed wiki) stops both
+    servers before they serve anything (the answers work's state-vs-signature check)."""
+    import shutil
+    import sqlite3
+
+    wiki = tmp_path / "wiki"
+    shutil.copytree(served.wiki, wiki)
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    db.execute("UPDATE principals SET groups_json='[\"finance\",\"staff\"]' WHERE name='carol'")
+    db.commit()
+    db.close()
+    r = CliRunner().invoke(cli_app, [command, "--wiki", str(wiki), "--tokens",
+                                     str(served.tokens_file)],
+                           env={"FOLIO_MCP_TOKEN": served.tokens["carol"]})
+    assert r.exit_code == 1, r.output
+    assert "does not match the signed wiki" in " ".join(r.stderr.split())

@@ -46,14 +46,10 @@ def _setup(wiki: Path, auth: Path | None, tokens: Path | None):  # noqa: ANN202
 
 def _check_state(wiki: Path) -> None:
     """Refuse to serve a state the signed wiki contradicts: the answers work's check
-    (compiler/answers/guard.py), over every page, once before serving. Until that work is
-    merged the module is absent and nothing is checked here."""
-    try:
-        from ..answers.guard import served
-    except ImportError:
-        return
+    (compiler/answers/guard.py), over every page, once before serving."""
     from contextlib import closing
 
+    from ..answers.guard import served
     from ..build import wiki_state
 
     with closing(wiki_state(wiki)) as state:

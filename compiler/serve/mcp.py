@@ -1,7 +1,7 @@
 """``folio mcp``: the wiki as Model Context Protocol tools (the official ``mcp`` SDK).
 
-Tools: ``search``, ``show_page``, ``query`` (the offline answer; ``ask`` takes its place when
-the answers work lands) and ``audit``. Each call is computed for one principal by the same
+Tools: ``search``, ``show_page``, ``query`` (the offline answer), ``ask`` (``folio ask``,
+offline backend), ``audit`` and ``page_dbom``. Each call is computed for one principal by the same
 :class:`~compiler.serve.visible.Viewer` as the web view, so a hidden page and a missing one give
 the same "not found".
 
@@ -75,6 +75,12 @@ def build_mcp(wiki: Path, trust: Trust,
         """Answer a question from the wiki's winning claims, each cited with its page and the
         exact source record version (JSON)."""
         return run(ctx, lambda v: v.ask(question[:500]))
+
+    @server.tool(structured_output=False)
+    def ask(question: str, ctx: Context) -> str:
+        """``folio ask``: sentences answering the question, each citing the claims (page,
+        source record version) it rests on; contested values said as contested (JSON)."""
+        return run(ctx, lambda v: v.ask_answer(question[:500]))
 
     @server.tool(structured_output=False)
     def audit(answer_id: str, ctx: Context) -> str:

@@ -256,6 +256,14 @@ class Viewer:
             parts.append(part.model_copy(update={"page_title": ref.title, "citations": cites}))
         return result.model_copy(update={"parts": parts, "found": bool(parts)})
 
+    def ask_answer(self, question: str):  # noqa: ANN201 - compiler.answers.ask.AskAnswer
+        """``folio ask``'s answer (offline backend: extractive sentences, each citing claims)
+        for this principal; its retrieval, facts and citation checks are the answers work's
+        (compiler/answers/ask.py), all computed on this principal's visible claims."""
+        from ..answers.ask import ask
+
+        return ask(self.state, question, self.who, backend="offline")
+
     # provenance -------------------------------------------------------------------------------
     def dbom(self, name: str) -> DbomOut | None:
         v = self.find(name)

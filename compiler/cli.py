@@ -346,3 +346,7 @@ _register_event_commands(app)
 from pipelines.cli import register as _register_pipeline_commands  # noqa: E402
 
 _register_pipeline_commands(app)
+
+from .serve.cli import register as _register_serve_commands  # noqa: E402
+
+_register_serve_commands(app)

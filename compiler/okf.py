@@ -23,7 +23,7 @@ import yaml
 
 from . import __version__
 from .models import SourceRef
-from .sanitize import footnote_label, inert
+from .sanitize import footnote_label, inert, inert_code
 
 OKF_VERSION = "0.2"
 PRODUCER = f"folio/{__version__}"
@@ -73,13 +73,15 @@ def footnote(label: str) -> str:
 
 
 def footnote_definition(label: str, s: SourceRef, url: str | None) -> str:
-    """One footnote definition: ``Source `key` @ version — title``. The fixed word and the code
+    """One footnote definition: ``Source `key` @ version — title.``. The fixed word and the code
     span after it mean a plain CommonMark reader (no footnote extension) never takes the line
     for a link reference definition (a destination, then a code span, is no valid title), so
     ``[^label]`` stays text there instead of linking to whatever the source wrote."""
     title = f"[{inert(s.title)}]({url})" if url and s.title else inert(s.title or "")
-    line = f"{footnote(label)}: Source `{inert(s.key)}` @ {inert(s.version)}"
-    return f"{line} — {title}" if title else line
+    line = f"{footnote(label)}: Source {inert_code(s.key)} @ {inert(s.version)}"
+    # the closing full stop: a line whose last character is no quote or parenthesis can hold
+    # no link title either, whatever a record key starts with
+    return f"{line} — {title}." if title else f"{line}."
 
 
 def reference_frontmatter(title: str, description: str) -> str:

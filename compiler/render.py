@@ -14,7 +14,8 @@ from json.encoder import encode_basestring as _encode_str  # json.dumps, ensure_
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
 from . import okf
 from .resolve import comparison_value
-from .sanitize import inert, inert_inline, inert_value, is_page_id, link_target, page_href
+from .sanitize import (inert, inert_code, inert_inline, inert_value, is_page_id, link_target,
+                       page_href)
 
 _SUMMARY_CHARS = 160
 
@@ -215,7 +216,7 @@ def render_page(
                 lines.append("")
                 for cid in conflict.contested:
                     c = by_id[cid]
-                    lines.append(f"- {escape(c.value)} — {sid[c.source.key]} `{c.source.label}` "
+                    lines.append(f"- {escape(c.value)} — {sid[c.source.key]} {inert_code(c.source.label)} "
                                  f"({escape(c.authority.rule)}, rank {c.authority.rank})")
             else:
                 lines.append(f"### {escape(conflict.label)} — resolved: "
@@ -224,12 +225,12 @@ def render_page(
                 for cid in conflict.winners:
                     c = by_id[cid]
                     lines.append(f"- **{escape(c.value)}** — winner — {sid[c.source.key]} "
-                                 f"`{c.source.label}` ({escape(c.authority.rule)}, rank "
+                                 f"{inert_code(c.source.label)} ({escape(c.authority.rule)}, rank "
                                  f"{c.authority.rank})")
             for o in conflict.overruled:
                 c = by_id[o.claim_id]
                 lines.append(f"- ~~{escape(o.value)}~~ — overruled — {sid[c.source.key]} "
-                             f"`{o.source}` ({escape(o.rule)}, rank {o.rank}): {escape(o.reason)}")
+                             f"{inert_code(o.source)} ({escape(o.rule)}, rank {o.rank}): {escape(o.reason)}")
             lines.append("")
 
     if backlinks:
@@ -241,7 +242,7 @@ def render_page(
     for s in sources:
         url = urls[s.key]
         title = f"[{escape(s.title)}]({url})" if url else escape(s.title)
-        lines.append(f"| `{ids[s.key]}` | `{escape(s.key)}` | {escape(s.version)} | "
+        lines.append(f"| `{ids[s.key]}` | {inert_code(s.key)} | {escape(s.version)} | "
                      f"`{s.sha256[:16]}` | {title} |")
     lines.append("")
     # a definition for each source the page cites (OKF: every footnote defined and used)

@@ -80,6 +80,16 @@ def link_target(url: str | None) -> str | None:
     return quote(url, safe=_URL_SAFE)
 
 
+def inert_code(text: str) -> str:
+    """Source text (a record key) as a one-line code span, which shows its characters as they
+    are; text holding a backtick (it would end the span, and a backslash does not escape it
+    there) or a table bar is rendered as escaped text instead."""
+    text = _SPACES.sub(" ", text).strip()
+    if "`" in text or "|" in text or not text:
+        return inert(text)
+    return f"`{text}`"
+
+
 def page_href(page_id: str) -> str | None:
     """The relative Markdown link target of a page file (``type/slug.md``), or None when
     ``page_id`` is not a page id."""
@@ -106,5 +116,5 @@ def is_page_id(target: str) -> bool:
     return _PAGE_ID.fullmatch(target) is not None
 
 
-__all__ = ["footnote_label", "inert", "inert_inline", "inert_value", "is_page_id", "link_target",
+__all__ = ["footnote_label", "inert", "inert_code", "inert_inline", "inert_value", "is_page_id", "link_target",
            "page_href"]

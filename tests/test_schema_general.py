@@ -58,3 +58,27 @@ types:
     assert vocab.attribute("policy", "return window").name == "rma window"
     # and without a corpus the base keeps them all
     assert "return window" in base_schema().types["policy"].attributes
+
+
+def test_a_table_row_naming_a_customer_is_about_that_customer() -> None:
+    # a policy page's table of each customer's payment terms: payment terms are declared on
+    # policy and on account; the row names an account, so the claim is the account's
+    from test_schema import _link, _record
+
+    from compiler.extract.base import RawClaim
+    from compiler.policy import AuthorityPolicy
+
+    schema = base_schema()
+    policy = AuthorityPolicy(rules=({"name": "wiki", "rank": 50, "match": {"system": "confluence"}},
+                                    {"name": "crm", "rank": 80, "match": {"system": "salesforce"}}))
+    page = _record("confluence", "page", "policy", "Credit Terms")
+    account = _record("salesforce", "Account", "account", "Globex Corporation")
+    row = "Customer: Globex Corporation; Payment terms: 60 days."
+    raws = {page.id: [RawClaim(attribute="payment terms", value="60 days", kind="fact", quote=row,
+                               span=(0, len(row)), mapped=True, subject_type="policy",
+                               subject_phrase="Globex Corporation")],
+            account.id: []}
+    (claim,) = [c for c in _link([page, account], raws, policy, schema)
+                if c.attribute == "payment terms"]
+    assert claim.subject == "account/globex" and claim.mapped
+    assert claim.value_type == "duration"

@@ -96,7 +96,7 @@ def test_base_schema_maps_the_standard_fields_of_each_system() -> None:
         ("hubspot", "company", "account", "numberofemployees", "employees"),
         ("salesforce", "Opportunity", "opportunity", "StageName", "stage"),
         ("hubspot", "deal", "opportunity", "dealstage", "stage"),
-        ("hubspot", "contact", "contact", "jobtitle", "job title"),
+        ("hubspot", "contact", "contact", "jobtitle", "title"),
         ("zendesk", "ticket", "ticket", "type", "ticket type"),
         ("jira", "issue", "ticket", "issuetype", "ticket type"),
     ]

@@ -18,7 +18,7 @@ def test_base_maps_common_custom_fields_by_their_words() -> None:
         ("hubspot", "contacts", "contact", "company", "account"),
         ("salesforce", "Account", "account", "Payment_Terms__c", "payment terms"),
         ("salesforce", "Account", "account", "Credit_Limit__c", "credit limit"),
-        ("hubspot", "product", "product", "price", "list price"),
+        ("hubspot", "product", "product", "price", "price"),
     ]
     for system, rtype, etype, field, want in cases:
         hit = vocab.field(system, "x", rtype, etype, field)

@@ -14,7 +14,6 @@ def test_base_maps_common_custom_fields_by_their_words() -> None:
     vocab = vocabulary(base_schema())
     cases = [
         ("salesforce", "Product2", "product", "Warranty_Months__c", "warranty period"),
-        ("salesforce", "Opportunity", "opportunity", "Primary_Product__c", "product"),
         ("hubspot", "contacts", "contact", "company", "account"),
         ("salesforce", "Account", "account", "Payment_Terms__c", "payment terms"),
         ("salesforce", "Account", "account", "Credit_Limit__c", "credit limit"),
@@ -45,7 +44,7 @@ types:
         phrases: [return window, refund period]
   product:
     attributes:
-      uptime sla: {type: percent, phrases: [uptime]}
+      uptime sla: {type: percent, phrases: [uptime, uptime guarantee]}
 """, "schema.yaml")
     merged = merge(base_schema(), corpus)
     policy = merged.types["policy"].attributes
@@ -53,7 +52,7 @@ types:
     assert "return window" not in policy and "rma window" in policy
     # the base's refund window stays, without the phrase the corpus claims
     assert "refund period" not in policy["refund window"].phrases
-    assert "uptime" not in policy["uptime commitment"].phrases
+    assert "uptime guarantee" not in policy["uptime commitment"].phrases
     vocab = vocabulary(merged)
     assert vocab.attribute("policy", "return window").name == "rma window"
     # and without a corpus the base keeps them all

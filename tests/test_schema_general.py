@@ -81,3 +81,14 @@ def test_a_table_row_naming_a_customer_is_about_that_customer() -> None:
                 if c.attribute == "payment terms"]
     assert claim.subject == "account/globex" and claim.mapped
     assert claim.value_type == "duration"
+
+
+def test_numbered_severities_qualify_response_times() -> None:
+    # without the qualifier the three response times of one page collide into a contradiction
+    vocab = prose_vocabulary(base_schema())
+    got = [(h.ref.name, h.qualifiers, h.value) for text in (
+        "The first response time for Severity 1 issues is 1 hour.",
+        "Sev 2 tickets have a first response time of 4 hours.")
+        for h in sentence_hits(vocab, text, "policy")]
+    assert got == [("response time", (("severity", "Severity 1"),), "1 hour"),
+                   ("response time", (("severity", "Severity 2"),), "4 hours")]

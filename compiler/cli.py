@@ -18,19 +18,17 @@ from rich.table import Table
 from .progress_bars import PhaseBars
 
 from . import __version__
+from .cli_base import folio_typer, plural
 from .build import CompileError, CompileReport, compile_wiki, wiki_state
 from .settings import FolioSettings
 
 EXIT_REJECTED = 3
 
-app = typer.Typer(
+app = folio_typer(
     help="Folio compiles enterprise sources (CMS pages, tickets, CRM records) into a "
     "provenance-tracked, authority-resolved, incrementally maintained markdown wiki.",
-    no_args_is_help=True,
-    add_completion=False,
 )
-export_app = typer.Typer(help="Export compiled knowledge in stable machine formats.",
-                         no_args_is_help=True)
+export_app = folio_typer(help="Export compiled knowledge in stable machine formats.")
 app.add_typer(export_app, name="export")
 
 out = Console()

@@ -10,28 +10,27 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
 
+from compiler.cli_base import folio_typer, plural
 from compiler.settings import FolioSettings
 
-from .api.base import ConfigError, load_site_config
-from .api.client import ApiError
-from .api.registry import make_api_connector
-from .api.runner import CursorStore, RunReport, cursor_path, export_files, poll_once, sync_export
 from .bus.base import EventBus, PublishError
 from .consumer import BatchReport, SiteConsumer
 from .health import HealthServer
 from .site_corpus import SiteCorpus
 from .wiring import claim_check_store, make_bus
 
+if TYPE_CHECKING:
+    from .api.runner import RunReport
+
 EXIT_REJECTED = 3
 out = Console()
 err = Console(stderr=True)
-connectors_app = typer.Typer(help="Run source connectors that publish change events.",
-                             no_args_is_help=True)
+connectors_app = folio_typer(help="Run source connectors that publish change events.")
 
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="site.yaml (tenant, site, connectors)",
                                          exists=True, dir_okay=False)]
@@ -89,6 +88,11 @@ def _embedded_compile(bus: EventBus, settings: FolioSettings, tenant: str, site:
 
 
 def _setup(config: Path, system: str, instance: str | None, wiki: Path | None):  # type: ignore[no-untyped-def]
+    # the API connectors need httpx (the connectors extra): imported here, not at start-up
+    from .api.base import ConfigError, load_site_config
+    from .api.registry import make_api_connector
+    from .api.runner import CursorStore, cursor_path
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = FolioSettings()
     try:
@@ -120,6 +124,9 @@ def run_cmd(
     wiki: WikiEmbedded = None,
 ) -> None:
     """Poll the system's API with a checkpointed cursor and publish change events."""
+    from .api.client import ApiError
+    from .api.runner import poll_once
+
     settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
     with _stop_on_signals() as stop:
         wake = threading.Event()
@@ -178,6 +185,8 @@ def sync_cmd(
     wiki: WikiEmbedded = None,
 ) -> None:
     """Replay export files as a snapshot (op r events)."""
+    from .api.runner import export_files, sync_export
+
     settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
     try:
         report = sync_export(export_files(from_export), connector, cfg, bus, store, site.tenant,

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..cli_base import folio_typer, plural
 from ..settings import FolioSettings
 from ..store.cli import WikiOpt, pull_answer
 from .signers import LocalKeySigner, SigningError, public_key_path
@@ -22,8 +23,7 @@ err = Console(stderr=True)
 EXIT_FAILED = 1
 EXIT_STALE = 2
 
-keys_app = typer.Typer(help="Manage the local signing key (FOLIO_KEY_PATH).",
-                       no_args_is_help=True)
+keys_app = folio_typer(help="Manage the local signing key (FOLIO_KEY_PATH).")
 
 KeyOpt = Annotated[Optional[Path], typer.Option(
     "--key", help="PEM public key to trust (default: FOLIO_TRUSTED_KEY, else the public key of "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -47,7 +46,7 @@ class FolioGroup(TyperGroup):
     """A command group whose commands fail with the extra to install when an optional
     dependency is missing (the whole command tree runs inside the root group's invoke)."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ModuleNotFoundError as exc:

@@ -49,6 +49,7 @@ from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
 from .steps import render as render_step
+from .wiki_owner import FolderGuardError, guard, remember_corpus
 from .workers import Runner, step_runner, worker_count
 
 STATE_DIR = ".folio"
@@ -672,21 +673,32 @@ def compile_wiki(
     progress: Progress | None = None,
     today: str | None = None,
     extract_only: bool = False,
+    force_corpus: bool = False,
+    allow_foreign_files: bool = False,
 ) -> CompileReport:
     """Compile the corpus at ``src`` into the wiki at ``out`` (incrementally if it exists).
     ``extract_only``: stop once changed records are extracted into the state (a site's part
-    of a distributed compile, see ``compiler/claimset.py``); no page is written."""
+    of a distributed compile, see ``compiler/claimset.py``); no page is written.
+    ``force_corpus`` / ``allow_foreign_files``: see ``compiler/wiki_owner.py``."""
     settings = settings or FolioSettings()
     today = today or datetime.now(UTC).date().isoformat()
+    if src.is_file():
+        raise CompileError(f"{src} is a file, not a corpus folder")
     if not src.is_dir():
         raise CompileError(f"{src}: corpus folder not found")
+    try:  # before anything is written: whose folder is out?
+        guard(src, out, force_corpus=force_corpus, allow_foreign=allow_foreign_files)
+    except FolderGuardError as exc:
+        raise CompileError(str(exc)) from exc
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out / STATE_DIR):
         try:
-            return _Compile(src, out, settings, progress or Progress(), today).run(
+            report = _Compile(src, out, settings, progress or Progress(), today).run(
                 full, extract_only)
         except ExtractionFailed as exc:  # model down or budget spent: already rolled back
             raise CompileError(str(exc)) from exc
+        remember_corpus(src, out)
+        return report
 
 
 def wiki_state(wiki: Path) -> State:

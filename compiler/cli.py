@@ -117,20 +117,30 @@ def compile_cmd(
     workers: Annotated[int | None, typer.Option(
         "--workers", min=0, help="processes for parsing, linking and rendering (0: one per "
         "core; default from FOLIO_WORKERS, else 0)")] = None,
+    force_corpus: Annotated[bool, typer.Option(
+        "--force-corpus", help="compile into a wiki that was compiled from another corpus "
+        "(its pages this corpus does not support are removed)")] = False,
+    allow_foreign_files: Annotated[bool, typer.Option(
+        "--allow-foreign-files", help="write the wiki into a folder that already holds other "
+        "files, or into the corpus folder (Folio never overwrites a file it did not write)")
+    ] = False,
 ) -> None:
     """Compile a corpus into a wiki. Incremental: only changed records are re-extracted and
     only pages whose claims changed are rewritten.
 
     Exit codes: 0 compiled; 3 compiled, but some inputs were rejected (listed with file and
-    record); 1 nothing compiled (bad manifest or policy, wiki locked)."""
+    record); 1 nothing compiled (bad manifest or policy, wiki locked, or the wiki folder is
+    another corpus's wiki or holds files Folio did not write: nothing is changed then)."""
     settings = FolioSettings() if workers is None else FolioSettings(workers=workers)
     try:
         with Progress(TextColumn("{task.description:>8}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, disable=quiet or as_json,
                       transient=True) as progress:
-            report = compile_wiki(src, wiki, settings, full=full, progress=PhaseBars(progress))
+            report = compile_wiki(src, wiki, settings, full=full, progress=PhaseBars(progress),
+                                  force_corpus=force_corpus,
+                                  allow_foreign_files=allow_foreign_files)
     except CompileError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from exc
     if as_json:
         data = {k: v for k, v in report.__dict__.items() if k not in ("errors",)}
@@ -305,9 +315,6 @@ def _open(wiki: Path):  # noqa: ANN202 - State, imported lazily
         raise typer.Exit(1) from exc
 
 
-if __name__ == "__main__":
-    app()
-
 from connectors.cli import register as _register_event_commands  # noqa: E402 - after app exists
 
 _register_event_commands(app)
@@ -315,3 +322,6 @@ _register_event_commands(app)
 from pipelines.cli import register as _register_pipeline_commands  # noqa: E402
 
 _register_pipeline_commands(app)
+
+if __name__ == "__main__":  # `python -m compiler.cli`: every command registered by now
+    app(prog_name="folio")

@@ -19,7 +19,7 @@ from compiler.cli_base import folio_typer, plural
 from compiler.settings import FolioSettings
 
 from .bus.base import EventBus, PublishError
-from .consumer import BatchReport, SiteConsumer
+from .consumer import BatchReport, SiteConsumer, guard_consumer
 from .health import HealthServer
 from .site_corpus import SiteCorpus
 from .wiring import claim_check_store, make_bus
@@ -106,6 +106,8 @@ def _setup(config: Path, system: str, instance: str | None, wiki: Path | None): 
         err.print("[red]error:[/red] no Kafka configured (FOLIO_EVENTS_KAFKA_BOOTSTRAP) and no --wiki "
                   "for embedded mode: events would go nowhere")
         raise typer.Exit(1)
+    if wiki is not None and not settings.events.kafka_bootstrap:
+        _guard(SiteCorpus(_corpus_for(wiki, None), site.tenant), wiki)
     bus = make_bus(settings, site.tenant)
     bus.ensure_topics([system])
     store = CursorStore(cursor_path(site.state_dir, cfg))
@@ -203,6 +205,18 @@ def sync_cmd(
     raise typer.Exit(EXIT_REJECTED if report.errors else 0)
 
 
+def _guard(corpus: SiteCorpus, wiki: Path) -> None:
+    """Refuse, before any event is published or any file written, a wiki that is not the
+    events' own (compiler/wiki_owner.py)."""
+    from compiler.wiki_owner import FolderGuardError
+
+    try:
+        guard_consumer(corpus, wiki)
+    except FolderGuardError as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+
+
 def _corpus_for(wiki: Path, corpus: Path | None) -> Path:
     return corpus or wiki.parent / f"{wiki.name}.corpus"
 
@@ -235,9 +249,11 @@ def consume_cmd(
                   "compiled in-process by `folio connectors run … --wiki`)")
         raise typer.Exit(1)
     systems = system or ["confluence", "jira", "salesforce", "zendesk", "hubspot"]
+    site_corpus = SiteCorpus(_corpus_for(wiki, corpus), tenant)
+    _guard(site_corpus, wiki)
     bus = make_bus(settings, tenant)
     sub = bus.subscribe(site, systems)
-    consumer = SiteConsumer(sub, SiteCorpus(_corpus_for(wiki, corpus), tenant), wiki, settings,
+    consumer = SiteConsumer(sub, site_corpus, wiki, settings,
                             claim_checks=claim_check_store(settings))
     try:
         with _stop_on_signals() as stop:

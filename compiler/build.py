@@ -38,7 +38,7 @@ from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, Entity, SourceRecord
 from .policy import AuthorityPolicy, load_policy
 from .registry import Declaration, NameIndex, StoredNameLookup, merge_entity
-from .render import assemble_index, index_entry, patch_index, render_log
+from .render import assemble_index, index_entry, log_title, patch_index, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
 from .provenance.index_root import bundle_name
 from .resolve import resolve
@@ -157,6 +157,7 @@ class _Compile:
         # sha256 of the aggregate files as this compile wrote or found them, for the index root
         self._aggregates: dict[str, str] = {}
         self._staged: StagedPages | None = None  # a first compile's pages, until rendered
+        self._created: set[str] = set()  # pages that had no file before this compile
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -525,6 +526,8 @@ class _Compile:
             backlinks = sorted(
                 ((s, names[s]) for s in linking.get(eid, ()) if s in names),
                 key=lambda kv: (kv[1].lower(), kv[0]))
+            if eid not in previous:
+                self._created.add(eid)
             sign = signing is not None and (
                 signing.resign_all or not (self.out / bundle_name(eid)).exists())
             jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
@@ -605,10 +608,13 @@ class _Compile:
             write_atomic(schema_path, schema)
         self._aggregates["SCHEMA.md"] = sha256_hex(schema)
         if changed or r.records_extracted or r.records_removed:
-            title = (f"{r.records_extracted} records re-extracted, {r.records_removed} removed; "
-                     f"{r.pages_written} pages written, {r.pages_removed} removed")
+            created = sum(1 for p in r.written if p in self._created)
+            title = log_title(first=st.first_build, extracted=r.records_extracted,
+                              records_removed=r.records_removed, created=created,
+                              updated=r.pages_written - created, pages_removed=r.pages_removed)
             body = "\n".join(
-                [f"- updated [[{p}]]" for p in r.written[:50]]
+                [f"- {'created' if p in self._created else 'updated'} [[{p}]]"
+                 for p in r.written[:50]]
                 + [f"- removed `{p}` (no remaining support)" for p in r.removed[:50]]
                 + ([f"- … and {len(r.written) + len(r.removed) - 100} more"]
                    if len(r.written) + len(r.removed) > 100 else []))

@@ -59,6 +59,12 @@ def main(
 
 
 
+SUMMARY_NOTE = (
+    "re-rendered: pages a change touches (their claims, links or backlinks), rendered again; "
+    "written: those whose file came out different and was saved (a page that renders to the "
+    "same bytes is left as it is).")
+
+
 def _summary(report: CompileReport, wiki: Path) -> Table:
     t = Table(title=f"compiled {wiki}" + (" (full rebuild)" if report.full_rebuild else ""),
               show_header=True, header_style="bold")
@@ -73,7 +79,7 @@ def _summary(report: CompileReport, wiki: Path) -> Table:
         ("inputs rejected", report.rejected),
         ("claims", report.claims_total),
         ("pages re-rendered", report.pages_rendered),
-        ("pages written", report.pages_written),
+        ("pages written (file changed)", report.pages_written),
         ("pages removed", report.pages_removed),
         ("pages in wiki", report.pages_total),
         ("conflicts resolved by authority", report.conflicts_resolved),
@@ -148,6 +154,7 @@ def compile_cmd(
         out.print_json(json.dumps(data, default=str))
     else:
         out.print(_summary(report, wiki))
+        out.print(SUMMARY_NOTE, style="dim", highlight=False)
         for e in report.errors[:50]:
             err.print(f"[yellow]rejected:[/yellow] {escape(str(e))}", highlight=False)
         if report.rejected > 50:

@@ -13,6 +13,8 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from .render import plural
+
 # top-level module → the extra of pyproject.toml that installs it
 EXTRA_OF = {
     "httpx": "connectors",
@@ -61,6 +63,9 @@ class FolioGroup(TyperGroup):
             raise typer.Exit(1) from None
 
 
+__all__ = ["EXTRA_OF", "FolioGroup", "folio_typer", "install_hint", "missing_extra", "plural"]
+
+
 def folio_typer(**kwargs: Any) -> typer.Typer:
     """A ``typer.Typer`` as every Folio command group is made: help as plain text (rich markup
     would eat ``[[page]]`` and show a flag as ``<bool>``; click rewraps each paragraph), and
@@ -68,8 +73,3 @@ def folio_typer(**kwargs: Any) -> typer.Typer:
     kwargs.setdefault("no_args_is_help", True)
     return typer.Typer(cls=FolioGroup, rich_markup_mode=None, add_completion=False,
                        pretty_exceptions_show_locals=False, **kwargs)
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 page``, ``2 pages``, ``0 pages``."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"

@@ -43,6 +43,19 @@ GroupOpt = Annotated[Optional[list[str]], typer.Option(
     "--group", help="extra group for --as (repeatable)")]
 
 
+def _principal(state, who: str | None, groups: list[str] | None):  # noqa: ANN001, ANN202
+    """``--as``: a name the corpus directory does not know is said so; it still sees only
+    what its explicit ``--group``s and public records allow."""
+    from .views import principal
+
+    if who is not None and state.principal_groups(who) is None:
+        extra = f" beyond --group {', '.join(groups)}" if groups else ""
+        err.print(f"warning: --as {who}: no such principal in the corpus directory "
+                  f"(directory.yaml); answering as one with no groups{extra}, so everything "
+                  "restricted stays hidden", markup=False, highlight=False, soft_wrap=True)
+    return principal(state, who, groups)
+
+
 def _version(value: bool) -> None:
     if value:
         out.print(f"folio {__version__}")
@@ -176,10 +189,9 @@ def query(
 ) -> None:
     """Answer from the wiki's winning claims, each cited as [[page]] and source key@version."""
     from .query import answer
-    from .views import principal
 
     state = _open(wiki)
-    result = answer(state, question, principal(state, who, groups))
+    result = answer(state, question, _principal(state, who, groups))
     record = _attest_answer(state, wiki, result) if attest else None
     if as_json:
         data = result.model_dump(mode="json")
@@ -219,11 +231,12 @@ def show(
     raw: Annotated[bool, typer.Option("--raw", help="print the page markdown as is")] = False,
 ) -> None:
     """Show a page with its claims, sources and overruled claims (as a principal sees it)."""
-    from .views import page_view, principal
+    from .views import page_view
 
     state = _open(wiki)
     eid = state.find_entity(page)
-    view = page_view(state, eid, principal(state, who, groups), looked_up_as=page) if eid else None
+    who_p = _principal(state, who, groups)
+    view = page_view(state, eid, who_p, looked_up_as=page) if eid else None
     if view is None:
         err.print(f"no page named {page!r} in {wiki}")
         raise typer.Exit(1)
@@ -253,16 +266,36 @@ def lint(
     if as_json:
         sys.stdout.write(lint_json(report) + "\n")
     else:
-        t = Table(show_header=True, header_style="bold")
-        for col in ("severity", "check", "finding"):
-            t.add_column(col)
-        for f in report.findings:
-            color = "red" if f.severity == "error" else "yellow"
-            t.add_row(f"[{color}]{f.severity}[/{color}]", f.code, f.message)
-        out.print(t)
-        out.print(f"{report.errors} errors, {report.warnings} warnings")
+        _print_findings(report.findings)
+        out.print(f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}",
+                  highlight=False)
     if report.errors:
         raise typer.Exit(1)
+
+
+WIDE = 120  # columns from which a table shows record keys whole; narrower, a list
+
+
+def _print_findings(findings) -> None:  # noqa: ANN001 - lint.Finding, imported lazily
+    """A table on a wide terminal; else (and piped) one block per finding, every record key
+    whole on its line: a table at 80 columns cut them mid-word."""
+    if out.is_terminal and out.width >= WIDE:
+        t = Table(show_header=True, header_style="bold")
+        t.add_column("severity")
+        t.add_column("check")
+        t.add_column("finding", overflow="fold")
+        for f in findings:
+            color = "red" if f.severity == "error" else "yellow"
+            t.add_row(f"[{color}]{f.severity}[/{color}]", f.code, escape(f.message))
+        out.print(t)
+        return
+    for f in findings:
+        color = "red" if f.severity == "error" else "yellow"
+        out.print(f"[{color}]{f.severity}[/{color}] {f.code}"
+                  + (f" {escape(f.page)}" if f.page else ""), highlight=False)
+        out.print(f"  {escape(f.message)}", highlight=False, soft_wrap=True)
+        for src in f.sources:
+            out.print(f"  source: {escape(src)}", highlight=False, soft_wrap=True)
 
 
 @export_app.command("claims")
@@ -277,13 +310,12 @@ def export_claims_cmd(
     source key, version, sha256, authority. Layout: docs/export-format.md."""
     from .atomic import write_atomic
     from .export import export_claims
-    from .views import principal
 
     if fmt != "jsonl":
         err.print(f"unsupported format {fmt!r} (supported: jsonl)")
         raise typer.Exit(2)
     state = _open(wiki)
-    lines = export_claims(state, principal(state, who, groups))
+    lines = export_claims(state, _principal(state, who, groups))
     if output is None:
         for line in lines:
             sys.stdout.write(line + "\n")

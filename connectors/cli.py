@@ -72,7 +72,8 @@ def start_health(spec: str | None, stale_after_s: float) -> HealthServer | None:
 
 def _print_run(what: str, r: RunReport) -> None:
     out.print(f"{what}: {r.published} published, {r.deleted} deleted, {r.unchanged} unchanged, "
-              f"{len(r.errors)} rejected, {r.pages} pages")
+              f"{len(r.errors)} rejected, {plural(r.pages, 'page')} read", highlight=False,
+              soft_wrap=True)
     for e in r.errors:
         err.print(f"  rejected: {e}")
 
@@ -225,9 +226,11 @@ def _print_batch(r: BatchReport) -> None:
     lat = sorted(r.latencies)
     p50 = statistics.median(lat) if lat else 0.0
     c = r.compile
-    out.print(f"batch: {r.events} events, {r.keys} keys, {r.applied.written} written, "
-              f"{r.applied.deleted} deleted, {r.dead_lettered} dead-lettered"
-              + (f", {c.pages_written} pages written" if c else "") + f", latency p50 {p50:.2f}s")
+    out.print(f"batch: {plural(r.events, 'event')}, {plural(r.keys, 'key')}, "
+              f"{r.applied.written} written, {r.applied.deleted} deleted, "
+              f"{r.dead_lettered} dead-lettered"
+              + (f", {plural(c.pages_written, 'page')} written" if c else "")
+              + f", latency p50 {p50:.2f}s", highlight=False, soft_wrap=True)
 
 
 def consume_cmd(

@@ -109,9 +109,9 @@ def verify_cmd(
                           f"{c.compiled_sha256[:16]}… {c.state}{escape(now)}", highlight=False,
                           soft_wrap=True)
         verdict = "OK" if report.ok else "FAILED"
-        out.print(f"{verdict}: {report.pages} pages, {report.files} files; "
-                  f"{report.errors} failures, {len(report.stale)} stale pages; trusted "
-                  f"{escape(report.trusted)}", highlight=False, soft_wrap=True)
+        out.print(f"{verdict}: {plural(report.pages, 'page')}, {plural(report.files, 'file')}; "
+                  f"{plural(report.errors, 'failure')}, {plural(len(report.stale), 'stale page')}"
+                  f"; trusted {escape(report.trusted)}", highlight=False, soft_wrap=True)
     if not report.ok:
         raise typer.Exit(EXIT_FAILED)
     if report.stale:
@@ -155,21 +155,45 @@ def audit_cmd(
         out.print(f"asked by {escape(report.principal)} at {report.answered_at.isoformat()}: "
                   f"{escape(report.question)}", highlight=False, soft_wrap=True)
         out.print(report.answer, highlight=False, markup=False, soft_wrap=True)
+        _print_trace(report.trace)
+    if report.changed:
+        raise typer.Exit(EXIT_STALE)
+
+
+WIDE = 140  # columns from which the trace table shows ids and keys whole; narrower, a list
+
+
+def _since(s) -> str:  # noqa: ANN001 - answers.TraceStep
+    flags = [f"claim {s.claim}" if s.claim != "unchanged" else "",
+             f"page {s.page_flag}" if s.page_flag != "unchanged" else "",
+             f"source {s.source_flag}" + (f" (now {s.source_now})" if s.source_now else "")
+             if s.source_flag != "unchanged" else ""]
+    return "; ".join(f for f in flags if f) or "unchanged"
+
+
+def _print_trace(trace) -> None:  # noqa: ANN001
+    """A table on a wide terminal; else (and piped) one block per claim with its id, page,
+    source key and sha256 whole: a table at 80 columns cut them mid-word."""
+    if out.is_terminal and out.width >= WIDE:
         t = Table(show_header=True, header_style="bold")
         for col in ("claim", "status", "page", "source (key@version, sha256)", "since"):
             t.add_column(col, overflow="fold")
-        for s in report.trace:
-            flags = [f"claim {s.claim}" if s.claim != "unchanged" else "",
-                     f"page {s.page_flag}" if s.page_flag != "unchanged" else "",
-                     f"source {s.source_flag}" + (f" (now {s.source_now})" if s.source_now else "")
-                     if s.source_flag != "unchanged" else ""]
-            since = "; ".join(f for f in flags if f) or "unchanged"
+        for s in trace:
+            since = _since(s)
             t.add_row(f"{s.claim_id} {escape(s.attribute)}: {escape(s.value)}", s.status,
                       escape(s.page), f"{escape(s.source)} {s.source_sha256[:16]}…",
                       f"[red]{escape(since)}[/red]" if since != "unchanged" else since)
         out.print(t)
-    if report.changed:
-        raise typer.Exit(EXIT_STALE)
+        return
+    for s in trace:
+        since = _since(s)
+        out.print(f"claim {s.claim_id} ({s.status}): {escape(s.attribute)}: {escape(s.value)}",
+                  highlight=False, soft_wrap=True)
+        out.print(f"  page    {escape(s.page)}", highlight=False, soft_wrap=True)
+        out.print(f"  source  {escape(s.source)}", highlight=False, soft_wrap=True)
+        out.print(f"  sha256  {s.source_sha256}", highlight=False, soft_wrap=True)
+        shown = f"[red]{escape(since)}[/red]" if since != "unchanged" else since
+        out.print(f"  since   {shown}", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

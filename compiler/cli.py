@@ -350,7 +350,7 @@ def _open(wiki: Path):  # noqa: ANN202 - State, imported lazily
     try:
         return wiki_state(wiki)
     except FileNotFoundError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from exc
 
 

@@ -215,4 +215,9 @@ def test_a_file_given_as_corpus_or_wiki_says_it_is_a_file(runner: CliRunner,
     for cmd in (["lint"], ["verify"], ["show", "x"], ["query", "x"], ["export", "claims"]):
         r = runner.invoke(app, [*cmd, "--wiki", str(a_file)])
         assert r.exit_code != 0 and "is a file" in flat(r.output), (cmd, r.output)
+    r = runner.invoke(app, ["verify", "--wiki", str(tmp_path), "--sources", str(a_file)])
+    assert r.exit_code == 1 and "is a file" in flat(r.output), r.output
+    r = runner.invoke(app, ["connectors", "sync", "jira", "--from-export", str(a_file),
+                            "--config", str(REPO / "examples" / "site.yaml")])
+    assert r.exit_code != 0 and "is a file" in flat(r.output), r.output
     assert a_file.read_text() == "x\n"

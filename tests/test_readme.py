@@ -148,5 +148,32 @@ def test_readme_run_it_and_tour_in_a_fresh_virtualenv(tmp_path: Path) -> None:
     assert (repo / "claims.jsonl").stat().st_size > 0
 
 
+def test_readme_change_events_sync_runs_from_the_repo_root(tmp_path: Path) -> None:
+    """The "Change events" embedded example, verbatim from the repository root, after "Run it"
+    compiled ``wiki/``: it fills a wiki of its own and leaves ``wiki/`` as it was. Run with
+    this interpreter (the connectors extra installed), ``folio`` being its ``compiler.cli``."""
+    repo, home = tmp_path / "folio", tmp_path / "home"
+    repo.mkdir()
+    home.mkdir()
+    _tracked_files(repo)
+    text = (repo / "README.md").read_text(encoding="utf-8")
+    block = bash_blocks(readme_section(text, "Change events"))[0]
+    sync = [ln for ln in block if ln.startswith("folio connectors sync")]
+    assert len(sync) == 1, block
+    compile_line = next(ln for ln in run_it_and_tour(text)[0] if "folio compile" in ln)
+    env = {**_user_env(home, None), "PYTHONPATH": str(repo)}
+    folio = f'folio() {{ "{sys.executable}" -m compiler.cli "$@"; }}\n'
+    made = _bash(folio + compile_line.split("&&")[-1].strip(), repo, env, timeout=300)
+    assert made.returncode == 0, made.stdout + made.stderr
+    wiki_before = {p: p.read_bytes() for p in (repo / "wiki").rglob("*") if p.is_file()}
+
+    done = _bash(folio + sync[0], repo, env, timeout=300)
+    shown = f"$ {sync[0]}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    assert done.returncode == 0, shown
+    target = re.search(r"--wiki (\S+)", sync[0]).group(1)
+    assert list((repo / target).glob("ticket/*.md")), shown
+    assert {p: p.read_bytes() for p in (repo / "wiki").rglob("*") if p.is_file()} == wiki_before
+
+
 if __name__ == "__main__":  # pragma: no cover - `python tests/test_readme.py`
     sys.exit(pytest.main([__file__, "-q", "-p", "no:cacheprovider"]))

@@ -90,6 +90,10 @@ def verify_cmd(
     if not wiki.is_dir():
         err.print(f"[red]error:[/red] {wiki}: no such wiki folder")
         raise typer.Exit(EXIT_FAILED)
+    if sources is not None and sources.is_file():
+        err.print(f"[red]error:[/red] {escape(str(sources))} is a file, not a corpus folder "
+                  "(--sources takes the folder holding sources.yaml)")
+        raise typer.Exit(EXIT_FAILED)
     if sources is not None and not (sources / "sources.yaml").is_file():
         err.print(f"[red]error:[/red] {sources}: not a corpus folder (no sources.yaml)")
         raise typer.Exit(EXIT_FAILED)

@@ -43,9 +43,9 @@ def keys_init(
     except SigningError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc
-    out.print(f"private key  {target} (0600)")
-    out.print(f"public key   {public_key_path(target)}")
-    out.print(f"key id       sha256:{signer.key_id}")
+    out.print(f"private key  {target} (0600)", highlight=False, soft_wrap=True)
+    out.print(f"public key   {public_key_path(target)}", highlight=False, soft_wrap=True)
+    out.print(f"key id       sha256:{signer.key_id}", highlight=False, soft_wrap=True)
 
 
 @keys_app.command("show")
@@ -57,8 +57,8 @@ def keys_show() -> None:
     except SigningError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc
-    out.print(f"public key   {public_key_path(target)}")
-    out.print(f"key id       sha256:{signer.key_id}")
+    out.print(f"public key   {public_key_path(target)}", highlight=False, soft_wrap=True)
+    out.print(f"key id       sha256:{signer.key_id}", highlight=False, soft_wrap=True)
 
 
 def _trust(key: Path | None):  # noqa: ANN202

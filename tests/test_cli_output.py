@@ -112,3 +112,26 @@ def test_first_compile_log_says_created_and_counts_are_plural(tmp_path: Path) ->
     assert "compile | 1 record re-extracted; 1 page updated" in log, log[-400:]
     assert "- updated [[process/returns-handling]]" in log
     assert not re.search(r"\b1 (records|pages)\b", log)
+
+
+def test_event_reports_count_in_plural_correct_words(capsys) -> None:  # type: ignore[no-untyped-def]
+    from compiler.build import CompileReport
+    from connectors.api.runner import RunReport
+    from connectors.cli import _print_batch, _print_run
+    from connectors.consumer import BatchReport
+    from connectors.site_corpus import ApplyResult
+
+    _print_batch(BatchReport(events=1, keys=1, applied=ApplyResult(written=1),
+                             compile=CompileReport(pages_written=1), latencies=[0.5]))
+    _print_run("jira/acme", RunReport(published=1, pages=1))
+    text = " ".join(capsys.readouterr().out.split())
+    assert "batch: 1 event, 1 key, 1 written" in text, text
+    assert "1 page written" in text and "1 page read" in text, text
+    assert not re.search(r"\b1 (events|keys|pages)\b", text), text
+
+
+def test_key_lines_keep_the_key_id_whole_on_a_narrow_terminal(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["keys", "show"], env={"COLUMNS": "60"})
+    assert result.exit_code == 0, result.output
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("key id"))
+    assert re.fullmatch(r"key id\s+sha256:[0-9a-f]{64}", line), result.stdout

@@ -141,7 +141,8 @@ def compile_cmd(
         "(its pages this corpus does not support are removed)")] = False,
     allow_foreign_files: Annotated[bool, typer.Option(
         "--allow-foreign-files", help="write the wiki into a folder that already holds other "
-        "files, or into the corpus folder (Folio never overwrites a file it did not write)")
+        "files, or into the corpus folder (Folio never overwrites a file it did not write; "
+        "`folio verify` reports those files, which the signed index root does not cover)")
     ] = False,
 ) -> None:
     """Compile a corpus into a wiki. Incremental: only changed records are re-extracted and

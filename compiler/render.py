@@ -339,11 +339,9 @@ def log_title(*, first: bool, extracted: int, records_removed: int, created: int
                ] if extracted else []
     if records_removed:
         records.append(f"{plural(records_removed, 'record')} removed")
-    pages = [f"{n} {what}" for n, what in ((created, "created"), (updated, "updated"),
-                                           (pages_removed, "removed")) if n]
-    if pages:
-        first_count = next(n for n in (created, updated, pages_removed) if n)
-        pages[0] = pages[0].replace(f"{first_count} ", f"{plural(first_count, 'page')} ", 1)
+    counts = [(n, what) for n, what in ((created, "created"), (updated, "updated"),
+                                        (pages_removed, "removed")) if n]
+    pages = [f"{plural(n, 'page') if i == 0 else n} {what}" for i, (n, what) in enumerate(counts)]
     parts = [", ".join(records) or "no record changed", ", ".join(pages) or "no page changed"]
     return "; ".join(parts)
 

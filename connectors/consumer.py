@@ -34,6 +34,8 @@ from .event_settings import EventSettings
 from .events import ChangeEvent, ClaimCheckStore, EventError, Tombstone, decode
 from .site_corpus import ApplyResult, SiteCorpus
 
+log = logging.getLogger(__name__)
+
 
 def guard_consumer(corpus: SiteCorpus, wiki: Path) -> None:
     """Raise :class:`compiler.wiki_owner.FolderGuardError` when compiling the consumer's corpus
@@ -44,8 +46,6 @@ def guard_consumer(corpus: SiteCorpus, wiki: Path) -> None:
     check_consumer_corpus(corpus.root, corpus.manifest_bytes())
     check_output_folder(corpus.root, wiki)
     check_corpus(corpus.root, wiki, how="give the events' wiki a folder of its own (--wiki NEW)")
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)

@@ -12,6 +12,7 @@ because a user's first command does too.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -146,6 +147,17 @@ def test_readme_run_it_and_tour_in_a_fresh_virtualenv(tmp_path: Path) -> None:
             answer_id = found.group(1)
     assert answer_id is not None
     assert (repo / "claims.jsonl").stat().st_size > 0
+
+    # "Edit one record … and run `folio compile examples/acme --out wiki/` again: the summary
+    # shows one record re-extracted and only the pages citing it re-rendered."
+    doc = repo / "examples" / "acme" / "handbook" / "returns-handling.md"
+    doc.write_text(doc.read_text(encoding="utf-8") + "\nReturned units are logged the same "
+                   "day.\n", encoding="utf-8")
+    again = _bash("folio compile examples/acme --out wiki/ --json", repo, env, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    summary = json.loads(again.stdout)
+    assert summary["records_extracted"] == 1, summary
+    assert 1 <= summary["pages_written"] <= summary["pages_rendered"] < summary["pages_total"]
 
 
 def test_readme_change_events_sync_runs_from_the_repo_root(tmp_path: Path) -> None:

@@ -58,7 +58,8 @@ class FolioGroup(TyperGroup):
             module, extra = found
             command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand)))
             _err.print(f"error: `{command}` needs {module}, an optional dependency: install it "
-                       f"with {install_hint(extra)} (from the folio folder)",
+                       f"with {install_hint(extra)} in the folio folder (or pip install "
+                       f"\"folio[{extra}]\" where folio came from a package index)",
                        markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None
 

@@ -33,6 +33,7 @@ _FOLIO_NAMES = re.compile(
     r"^(?:[a-z0-9-]{1,32}/[a-z0-9-]{1,100}\.(?:md|claims\.json|dbom\.json)"
     r"|index\.md|log\.md|SCHEMA\.md|dbom-root\.json|dbom-root\.d/[^/]+)$")
 _SHOWN = 10  # files named in a refusal
+_FOLDER = re.compile(r"^(?:[a-z0-9-]{1,32}|dbom-root\.d)$")  # folders a compile writes into
 
 
 class FolderGuardError(ValueError):
@@ -108,19 +109,18 @@ def check_output_folder(src: Path, wiki: Path, *, allow_foreign: bool = False) -
             "Nothing was changed.")
     if (wiki / STATE_DIR).is_dir():
         return  # Folio's own wiki: a compile writes only the files it wrote before
-    foreign = sorted(_files(wiki))
-    if not foreign:
+    entries = sorted(os.listdir(wiki))
+    if not entries:
         return
-    at_risk = [f for f in foreign if _FOLIO_NAMES.match(f)]
-    listed = ", ".join(foreign[:_SHOWN]) + (f" and {len(foreign) - _SHOWN} more"
-                                             if len(foreign) > _SHOWN else "")
+    shown = [e + ("/" if (wiki / e).is_dir() else "") for e in entries]
+    listed = ", ".join(shown[:_SHOWN]) + (f" and {len(shown) - _SHOWN} more"
+                                          if len(shown) > _SHOWN else "")
     if not allow_foreign:
         raise FolderGuardError(
-            f"refused: {wiki} already holds {len(foreign)} "
-            f"{'file' if len(foreign) == 1 else 'files'} Folio did not write "
-            f"({listed}). Compile into an empty or new folder, or pass --allow-foreign-files "
-            "to write the wiki beside them (Folio never overwrites a file it did not write). "
-            "Nothing was changed.")
+            f"refused: {wiki} already holds files Folio did not write ({listed}). Compile "
+            "into an empty or new folder, or pass --allow-foreign-files to write the wiki "
+            "beside them (Folio never overwrites a file it did not write). Nothing was changed.")
+    at_risk = _at_risk(wiki, entries)
     if at_risk:
         raise FolderGuardError(
             f"refused: {wiki} holds files Folio did not write at paths a compile writes "
@@ -128,15 +128,20 @@ def check_output_folder(src: Path, wiki: Path, *, allow_foreign: bool = False) -
             "compile into another folder. Nothing was changed.")
 
 
-def _files(root: Path) -> list[str]:
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath)
-        # a symlinked folder is not walked into: it counts as one foreign entry
-        out += [(base / d).relative_to(root).as_posix() for d in dirnames
-                if (base / d).is_symlink()]
-        out += [(base / name).relative_to(root).as_posix() for name in filenames]
-    return out
+def _at_risk(root: Path, entries: list[str]) -> list[str]:
+    """Files under ``root`` at a path a compile writes. Such paths are at most two deep
+    (``<type>/<slug>.md``, ``dbom-root.d/<xx>.json``), so a large folder is never walked."""
+    found = []
+    for top in entries:
+        path = root / top
+        if path.is_symlink() and _FOLDER.match(top):
+            found.append(f"{top}/")  # pages would land in wherever it points
+        elif path.is_dir() and not path.is_symlink():
+            found += [f"{top}/{name}" for name in sorted(os.listdir(path))
+                      if _FOLIO_NAMES.match(f"{top}/{name}")]
+        elif _FOLIO_NAMES.match(top):
+            found.append(top)
+    return found
 
 
 def guard(src: Path, wiki: Path, *, force_corpus: bool = False,

@@ -221,3 +221,15 @@ def test_a_file_given_as_corpus_or_wiki_says_it_is_a_file(runner: CliRunner,
                             "--config", str(REPO / "examples" / "site.yaml")])
     assert r.exit_code != 0 and "is a file" in flat(r.output), r.output
     assert a_file.read_text() == "x\n"
+
+
+def test_allow_foreign_files_refuses_a_symlink_where_pages_would_go(
+        runner: CliRunner, tmp_path: Path) -> None:
+    folder, elsewhere = _users_folder(tmp_path), tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (folder / "policy").symlink_to(elsewhere, target_is_directory=True)
+    before = tree_digest(folder), tree_digest(elsewhere)
+    result = _compile(runner, ACME, folder, "--allow-foreign-files")
+    assert result.exit_code == 1, result.output
+    assert "policy/" in flat(result.output)
+    assert (tree_digest(folder), tree_digest(elsewhere)) == before

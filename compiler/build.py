@@ -49,7 +49,8 @@ from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
 from .steps import render as render_step
-from .wiki_owner import FolderGuardError, guard, remember_corpus
+from .wiki_owner import (FolderGuardError, foreign_page_files, foreign_pages_error, guard,
+                         remember_corpus)
 from .workers import Runner, step_runner, worker_count
 
 STATE_DIR = ".folio"
@@ -205,6 +206,8 @@ class _Compile:
                 dirty.add(eid)
                 dirty |= st.mention_targets_of_subject(eid)
 
+            if not st.first_build:  # a first compile's folder was checked by guard()
+                self._refuse_foreign_pages(dirty)
             self._synthesize(dirty)  # LLM calls end here, before anything is written
             self._write_pending(dirty)
             signing = plan_signing(self, t0)  # provenance: compiler/provenance, docs/provenance.md
@@ -566,6 +569,17 @@ class _Compile:
             conflicts += page.conflicts
             search += page.search_rows
         st.put_rendered(pages, statuses, conflicts, search, index_lines)
+
+    def _refuse_foreign_pages(self, dirty: set[str]) -> None:
+        """A page new to this wiki whose path already holds a file: someone else's (pages a
+        crashed compile left are in pending.json, and re-rendered)."""
+        new = sorted(dirty - set(self._pending()))
+        known: set[str] = set()
+        for wave in _waves(new):
+            known |= self.state.index_rows_of(wave).keys()
+        found = foreign_page_files(self.out, (eid for eid in new if eid not in known))
+        if found:
+            raise CompileError(str(foreign_pages_error(self.out, found)))
 
     # -- 6a: LLM page synthesis (optional) --------------------------------------------------
     def _synthesize(self, dirty: set[str]) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -144,6 +145,27 @@ def _at_risk(root: Path, entries: list[str]) -> list[str]:
     return found
 
 
+_PAGE_ID = re.compile(r"^[a-z0-9-]{1,32}/[a-z0-9-]{1,100}$")
+
+
+def foreign_page_files(wiki: Path, new_pages: Iterable[str]) -> list[str]:
+    """Files at the paths of pages this wiki has never had (so Folio did not write them):
+    a compile must not overwrite, nor remove, them."""
+    found = []
+    for eid in new_pages:
+        if _PAGE_ID.match(eid):  # any other id is refused as unsafe by the render anyway
+            found += [f"{eid}{suffix}" for suffix in (".md", ".claims.json", ".dbom.json")
+                      if os.path.lexists(wiki / f"{eid}{suffix}")]
+    return found
+
+
+def foreign_pages_error(wiki: Path, found: list[str]) -> FolderGuardError:
+    return FolderGuardError(
+        f"refused: {wiki} holds files Folio did not write where this compile would write "
+        f"pages ({', '.join(found[:_SHOWN])}); Folio never overwrites them: move them and "
+        "compile again. Nothing was changed.")
+
+
 def guard(src: Path, wiki: Path, *, force_corpus: bool = False,
           allow_foreign: bool = False) -> None:
     """Both checks, before a compile of ``src`` into ``wiki`` writes anything."""
@@ -188,5 +210,5 @@ def check_consumer_corpus(corpus_root: Path, manifest: bytes) -> None:
 
 
 __all__ = ["CorpusIdentity", "FolderGuardError", "check_consumer_corpus", "check_corpus",
-           "check_output_folder", "corpus_identity", "guard", "recorded_corpus",
-           "remember_corpus"]
+           "check_output_folder", "corpus_identity", "foreign_page_files", "foreign_pages_error",
+           "guard", "recorded_corpus", "remember_corpus"]

@@ -233,3 +233,26 @@ def test_allow_foreign_files_refuses_a_symlink_where_pages_would_go(
     assert result.exit_code == 1, result.output
     assert "policy/" in flat(result.output)
     assert (tree_digest(folder), tree_digest(elsewhere)) == before
+
+
+def test_a_new_page_never_overwrites_a_file_someone_put_at_its_path(
+        runner: CliRunner, tmp_path: Path, acme_copy: Path, acme_wiki_rw: Path) -> None:
+    """An already compiled wiki: a hand-written file where a page appears later is kept, the
+    compile refused, every file as it was."""
+    doc = acme_copy / "handbook" / "platform-team.md"
+    saved = doc.read_bytes()
+    doc.unlink()
+    compile_wiki(acme_copy, acme_wiki_rw, today=TODAY)
+    mine = acme_wiki_rw / "team" / "platform-team.md"
+    assert not mine.exists()
+    mine.parent.mkdir(exist_ok=True)
+    mine.write_text("my own notes on the platform team\n")
+    doc.write_bytes(saved)
+    before = tree_digest(acme_wiki_rw)
+    result = _compile(runner, acme_copy, acme_wiki_rw)
+    assert result.exit_code == 1, result.output
+    assert "team/platform-team.md" in flat(result.output)
+    assert tree_digest(acme_wiki_rw) == before
+    mine.unlink()  # moved away: the page comes
+    assert _compile(runner, acme_copy, acme_wiki_rw).exit_code == 0
+    assert mine.read_text() != "my own notes on the platform team\n"

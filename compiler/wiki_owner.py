@@ -10,7 +10,9 @@ of corpus A deletes A's pages, and compiling into a folder of the user's own fil
 - a first compile into a folder that already holds files, or into the corpus folder itself, is
   refused unless asked for (``allow_foreign``); even then, a file at a path Folio could write
   (a page, sidecar, DBOM or aggregate file name) refuses the compile: Folio never overwrites
-  a file it did not write.
+  a file it did not write;
+- in a wiki already compiled, a page new to it whose path holds a file refuses the compile
+  (:func:`foreign_page_files`, checked by the compile before it writes anything).
 
 Nothing here writes until :func:`remember_corpus`, called after a compile succeeded.
 """

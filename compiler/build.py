@@ -26,7 +26,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-import yaml
 
 from connectors.base import RecordError
 from connectors.loader import discover, load_manifest, read_input
@@ -34,6 +33,7 @@ from connectors.loader import discover, load_manifest, read_input
 from . import __version__
 from .atomic import remove_if_exists, write_atomic
 from .canonical import content_id, sha256_hex
+from .directory import DirectoryError, load_directory
 from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, Entity, SourceRecord
 from .policy import AuthorityPolicy, load_policy
@@ -121,18 +121,6 @@ def _locked(folio_dir: Path) -> Iterator[None]:
         yield
 
 
-def load_directory(path: Path) -> dict[str, list[str]]:
-    """``directory.yaml``: ``users: {alice: {groups: [staff]}}`` → name → groups."""
-    if not path.exists():
-        return {}
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        users = raw.get("users", {}) or {}
-        return {str(n): [str(g) for g in (u or {}).get("groups", [])] for n, u in users.items()}
-    except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
-        raise CompileError(f"{path}: invalid directory (users → groups): {exc}") from exc
-
-
 class _Compile:
     def __init__(self, src: Path, out: Path, settings: FolioSettings, progress: Progress,
                  today: str) -> None:
@@ -144,7 +132,10 @@ class _Compile:
             self.policy: AuthorityPolicy = load_policy(src / "authority.yaml")
         except ValueError as exc:
             raise CompileError(str(exc)) from exc
-        self.principals = load_directory(src / "directory.yaml")
+        try:
+            self.directory = load_directory(src / "directory.yaml")
+        except DirectoryError as exc:
+            raise CompileError(str(exc)) from exc
         self.backend = get_backend(settings.backend, settings, out / STATE_DIR)
         self.state = State(out / STATE_DIR / "state.db")
         self.pending_path = out / STATE_DIR / "pending.json"
@@ -177,7 +168,8 @@ class _Compile:
                 dirty |= set(st.page_ids())
                 st.reset_inputs()
             self.report.full_rebuild = full
-            st.set_principals(self.principals)
+            st.set_principals(self.directory.groups_by_user())
+            st.set_meta("directory", self.directory.to_json())  # identities: compiler/directory.py
 
             changed_files, reread = self._scan()
             before = st.record_keys_of_files(reread)

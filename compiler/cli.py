@@ -37,10 +37,12 @@ err = Console(stderr=True)
 # a folder, or s3://bucket/prefix / file:///path synced into the cache (compiler/store/cli.py)
 from .store.cli import WikiOpt  # noqa: E402
 AsOpt = Annotated[Optional[str], typer.Option(
-    "--as", help="answer as this principal (groups from the corpus directory.yaml); "
-    "without it you are the operator and see everything")]
+    "--as", help="show what this principal of the corpus directory.yaml may see (an "
+    "operator's check, not a security boundary: docs/permissions.md); without it you are the "
+    "operator and see everything")]
 GroupOpt = Annotated[Optional[list[str]], typer.Option(
-    "--group", help="extra group for --as (repeatable)")]
+    "--group", help="operator's what-if for --as: keep only these of the principal's directory "
+    "groups (repeatable); it narrows a view and never widens it")]
 
 
 def _principal(state, who: str | None, groups: list[str] | None):  # noqa: ANN001, ANN202
@@ -251,6 +253,8 @@ def show(
 @app.command()
 def lint(
     wiki: WikiOpt = "wiki",
+    who: AsOpt = None,
+    groups: GroupOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable findings")] = False,
     now: Annotated[Optional[datetime], typer.Option(
         help="judge freshness as of this time (default: now)")] = None,
@@ -264,6 +268,10 @@ def lint(
     when = (now or datetime.now(UTC))
     when = when if when.tzinfo else when.replace(tzinfo=UTC)
     report = run_lint(state, wiki, when)
+    if who is not None:  # only findings naming nothing hidden from the principal
+        from .views import principal, visible_findings
+
+        report = visible_findings(state, report, principal(state, who, groups))
     if as_json:
         sys.stdout.write(lint_json(report) + "\n")
     else:
@@ -345,6 +353,10 @@ def _register_provenance() -> None:
 
 
 _register_provenance()
+
+from .audience_cli import register as _register_audience  # noqa: E402 - audience vaults
+
+_register_audience(app)
 
 
 def _open(wiki: Path):  # noqa: ANN202 - State, imported lazily

@@ -6,6 +6,8 @@
 - missing-entity (warning): a record refers to something no record describes
 - orphan-page (warning): no other page links here
 - stale-source (warning): a source older than its freshness tier allows
+- privacy-undetermined (warning): a record given its source's restricted readers because its
+  privacy could not be determined (compiler/privacy_check.py)
 """
 
 from __future__ import annotations
@@ -127,6 +129,9 @@ def _stale(state: State, now: datetime) -> list[Finding]:
 def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
     findings += _stale(state, now)
+    from .privacy_check import undetermined_privacy  # it imports Finding from here
+
+    findings += undetermined_privacy(state)
     return LintReport(findings=findings)
 
 

@@ -16,8 +16,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     computed_field,
     field_validator,
+    model_serializer,
 )
 
 from .canonical import canonical_json, sha256_hex
@@ -39,22 +41,43 @@ class ACL(_Frozen):
     """Who may see a record and everything compiled from it.
 
     An empty ACL (not public, no users, no groups) is visible to nobody but the operator.
+    ``users`` holds Folio principal names or a system's own ids (``salesforce:005…``,
+    ``atlassian:<accountId>``): those resolve to principals through the directory when a
+    principal is checked (docs/permissions.md). ``all_of``: further ACLs that must *also* allow
+    (a Confluence page under restricted ancestors); left out of the serialised form when empty,
+    so ACLs without it keep their bytes and digests.
     """
 
     public: bool = False
     users: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
+    all_of: tuple[ACL, ...] = ()
 
     @field_validator("users", "groups")
     @classmethod
     def _sorted_unique(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(sorted({s.strip() for s in v if s and s.strip()}))
 
+    @model_serializer(mode="wrap")
+    def _omit_empty_all_of(self, handler: SerializerFunctionWrapHandler) -> dict:
+        data = handler(self)
+        if not self.all_of:
+            data.pop("all_of", None)
+        return data
+
     def allows(self, principal: Principal | None) -> bool:
         """``None`` is the operator compiling the wiki, who sees everything."""
-        if principal is None or self.public:
+        if principal is None:
             return True
-        if principal.name in self.users:
+        return self._allows_own(principal) and all(a.allows(principal) for a in self.all_of)
+
+    def _allows_own(self, principal: Principal) -> bool:
+        if self.public:
+            return True
+        # a name is matched only as a name: "salesforce:005…" is an identity the directory
+        # grants, never something a principal can be called
+        named = ":" not in principal.name and principal.name in self.users
+        if named or any(i in self.users for i in principal.identities):
             return True
         return any(g in self.groups for g in principal.groups)
 
@@ -66,6 +89,9 @@ class ACL(_Frozen):
 class Principal(_Frozen):
     name: str
     groups: tuple[str, ...] = ()
+    identities: tuple[str, ...] = Field(
+        (), description="the principal's ids in each system, as ACLs name them "
+        "(``salesforce:005…``, ``email:ann@example.com``); from the directory")
 
 
 class Reference(_Frozen):

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from .models import Claim, ClaimStatus, Principal
 from .state import State
 from .text import words
-from .views import group_view
+from .views import group_view, visible_names
 
 _STOPWORDS = frozenset(
     """a an the is are was were be been what which who whom whose when where why how do does
@@ -102,13 +102,14 @@ def answer(state: State, question: str, who: Principal | None) -> Answer:
     match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
     hits = state.search_claims(match, _CANDIDATES)
     found = state.claims_by_ids([cid for cid, _ in hits])
-    names = state.entity_names({c.subject for c, _ in found.values()})
+    # names as the principal knows them; a claim on a page hidden from them is no answer
+    names = visible_names(state, {c.subject for c, _ in found.values()}, who)
     scored: list[tuple[float, float, str, str]] = []
     for cid, bm25 in hits:
         if cid not in found:
             continue
         claim, _ = found[cid]
-        if not claim.acl.allows(who):
+        if not claim.acl.allows(who) or (who is not None and claim.subject not in names):
             continue
         cov = _coverage(terms, claim, names.get(claim.subject, ""))
         if cov >= MIN_COVERAGE:

@@ -2,14 +2,20 @@
 
 Claims a principal may not see are removed *before* authority is settled again, so a hidden
 winner can neither be shown nor given away by the claims it overruled. A page whose claims are
-all hidden does not exist for that principal.
+all hidden does not exist for that principal, and exists nowhere else either: links to it are
+plain text (as a link to a page nobody wrote is), it is no backlink, and its name and aliases
+come only from records the principal may see. docs/permissions.md says which surface enforces
+this.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 
-from .models import Claim, ClaimStatus, Conflict, Entity, Principal
+from .directory import Directory
+from .lint import LintReport
+from .models import ACL, Claim, ClaimStatus, Conflict, Entity, Principal
 from .policy import AuthorityPolicy
 from .registry import merge_entity
 from .render import render_page
@@ -36,20 +42,33 @@ def stored_policy(state: State) -> AuthorityPolicy:
     return AuthorityPolicy.model_validate_json(raw) if raw else AuthorityPolicy()
 
 
+def stored_directory(state: State) -> Directory:
+    return Directory.from_json(state.meta("directory"))
+
+
 def principal(state: State, name: str | None, groups: list[str] | None = None) -> Principal | None:
-    """``None`` (no ``--as``) is the operator. A name unknown to the directory gets only the
-    groups given explicitly, so it sees public claims and little else."""
+    """``None`` (no ``--as``) is the operator. A name unknown to the directory has no groups
+    and no identities, so it sees public claims (and records naming it) only.
+
+    ``groups`` is an operator's what-if ("alice, as a member of these groups only"): it keeps
+    the principal's directory groups that are listed and drops the rest. It never adds a
+    group, so it can only narrow a view, never widen it."""
     if name is None:
         return None
-    known = state.principal_groups(name) or []
-    return Principal(name=name, groups=tuple(sorted({*known, *(groups or [])})))
+    found = stored_directory(state).principal(name)
+    if found is None:
+        # a wiki compiled before the directory carried identities stored groups only
+        found = Principal(name=name, groups=tuple(sorted(state.principal_groups(name) or ())))
+    if groups:
+        wanted = set(groups)
+        found = found.model_copy(update={"groups": tuple(g for g in found.groups if g in wanted)})
+    return found
 
 
-def page_view(
-    state: State, entity_id: str, who: Principal | None, looked_up_as: str | None = None
-) -> PageView | None:
-    """The page as ``who`` sees it. Its name and aliases come only from records ``who`` may
-    see, and a lookup by a name only a hidden record gives finds nothing."""
+def visible_entity(state: State, entity_id: str, who: Principal | None
+                   ) -> tuple[Entity, list[Claim]] | None:
+    """The entity as ``who`` knows it (named only by records ``who`` may see) and its visible
+    claims; ``None`` when the page does not exist for ``who``."""
     entity = state.entity(entity_id)
     if entity is None:
         return None
@@ -62,19 +81,74 @@ def page_view(
         if not decls:
             return None
         entity = merge_entity(entity_id, decls)
-        if looked_up_as is not None and looked_up_as != entity_id:
-            known = set().union(*(d.keys() for d in decls))
-            if name_key(looked_up_as) not in known and not entity_id.endswith(
-                    "/" + looked_up_as.lower()):
-                return None
+    return entity, claims
+
+
+@dataclass
+class Visibility:
+    """Which pages exist for one principal, asked page by page and remembered."""
+
+    state: State
+    who: Principal | None
+    _seen: dict[str, tuple[Entity, list[Claim]] | None] = field(default_factory=dict)
+
+    def of(self, entity_id: str) -> tuple[Entity, list[Claim]] | None:
+        if entity_id not in self._seen:
+            self._seen[entity_id] = visible_entity(self.state, entity_id, self.who)
+        return self._seen[entity_id]
+
+    def exists(self, entity_id: str) -> bool:
+        return self.of(entity_id) is not None
+
+    def unlinked(self, claims: list[Claim]) -> list[Claim]:
+        """Claims whose links to pages ``who`` cannot see are dropped: rendered, the name stays
+        as plain text, exactly like a name no page exists for."""
+        if self.who is None:
+            return claims
+        out = []
+        for c in claims:
+            kept = tuple(m for m in c.mentions if self.exists(m.entity))
+            out.append(c if len(kept) == len(c.mentions) else c.model_copy(update={"mentions": kept}))
+        return out
+
+
+def visible_names(state: State, subjects: set[str], who: Principal | None) -> dict[str, str]:
+    """Page names as ``who`` knows them (from records ``who`` may see); a page that does not
+    exist for ``who`` has no name and must not be cited."""
+    if who is None:
+        return state.entity_names(subjects)
+    vis = Visibility(state, who)
+    return {s: seen[0].name for s in subjects if (seen := vis.of(s)) is not None}
+
+
+def page_view(
+    state: State, entity_id: str, who: Principal | None, looked_up_as: str | None = None,
+    visibility: Visibility | None = None,
+) -> PageView | None:
+    """The page as ``who`` sees it. Its name and aliases come only from records ``who`` may
+    see, and a lookup by a name only a hidden record gives finds nothing."""
+    vis = visibility or Visibility(state, who)
+    seen = vis.of(entity_id)
+    if seen is None:
+        return None
+    entity, claims = seen
+    if who is not None and looked_up_as is not None and looked_up_as != entity_id:
+        visible = {c.source.key for c in claims}
+        known = set().union(*(d.keys() for d in state.declarations_of_entity(entity_id)
+                              if d.record_key in visible))
+        if name_key(looked_up_as) not in known and not entity_id.endswith(
+                "/" + looked_up_as.lower()):
+            return None
     policy = stored_policy(state)
     status, conflicts = resolve(claims, lambda r: policy.rule_named(r).tiebreak)
-    visible_sources = {
-        c.subject for c in state.mentioning_claims(entity_id) if c.acl.allows(who)
-    }
-    names = state.entity_names(visible_sources)
-    backlinks = sorted(names.items(), key=lambda kv: (kv[1].lower(), kv[0]))
-    return PageView(entity, claims, status, conflicts, backlinks)
+    backlinks: list[tuple[str, str]] = []
+    for subject in sorted({c.subject for c in state.mentioning_claims(entity_id)
+                           if c.acl.allows(who)}):
+        other = vis.of(subject)
+        if other is not None:
+            backlinks.append((subject, other[0].name))
+    backlinks.sort(key=lambda kv: (kv[1].lower(), kv[0]))
+    return PageView(entity, vis.unlinked(claims), status, conflicts, backlinks)
 
 
 def group_view(
@@ -85,3 +159,34 @@ def group_view(
     policy = stored_policy(state)
     status, conflicts = resolve(claims, lambda r: policy.rule_named(r).tiebreak)
     return claims, status, conflicts
+
+
+def visible_findings(state: State, report: LintReport, who: Principal | None) -> LintReport:
+    """Lint as ``who`` sees the wiki: a finding is kept only when its page, every claim and
+    every source it names are visible to ``who`` (so its text names nothing hidden)."""
+    if who is None:
+        return report
+    vis = Visibility(state, who)
+    record_acl: dict[str, ACL] = {}
+
+    def source_visible(label: str) -> bool:
+        key = label.rsplit("@", 1)[0]
+        if key not in record_acl:
+            rows = list(state.load_records([key]))
+            record_acl[key] = (ACL.model_validate(json.loads(rows[0][1]).get("acl") or {})
+                               if rows else ACL())
+        return record_acl[key].allows(who)
+
+    kept = []
+    for f in report.findings:
+        if f.page is not None and not vis.exists(f.page):
+            continue
+        if f.claims and not all(c.acl.allows(who) for c, _ in
+                                state.claims_by_ids(f.claims).values()):
+            continue
+        if f.claims and len(state.claims_by_ids(f.claims)) != len(set(f.claims)):
+            continue
+        if not all(source_visible(s) for s in f.sources):
+            continue
+        kept.append(f)
+    return LintReport(findings=kept)

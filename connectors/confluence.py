@@ -7,7 +7,13 @@ without ``version`` cannot be identified at a version, so it is reported rather 
 ACL: the page's own read restriction (users and groups) wins; otherwise the space's readers
 from ``options.space_groups`` (``{SPACE_KEY: [group, …]}``: space permissions are not part of the
 content payload and need space-admin rights to read, so the operator declares them); otherwise
-the source's ``default_acl``.
+the source's ``default_acl``. Users are ``atlassian:<accountId>`` (Data Center: the username).
+Confluence view restrictions are inherited: a reader must pass the page's restriction *and*
+every restricted ancestor's. With ``ancestors`` exported and their restrictions expanded
+(``expand=…,ancestors.restrictions.read.restrictions.user,ancestors.restrictions.read.restrictions.group``)
+each restricted ancestor becomes one of the ACL's ``all_of``. A page exported without its read
+restrictions, or with ancestors whose restrictions were not expanded, cannot be decided: it gets
+the source's restricted ACL (connectors/privacy.py) and lint names it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from compiler.models import ACL, Reference, SourceRecord
 
 from ._common import FieldError, as_dict, as_list, build_each, origin, payload_items, sorted_unique
 from .base import RecordError, SourceConfig
+from .privacy import person, restricted
 from .timefmt import parse_timestamp
 from .xhtml import storage_to_text
 
@@ -104,7 +111,7 @@ def _record(
         container=_space_key(item),
         status=item.get("status"),
         labels=labels,
-        acl=_acl(item) or _space_acl(_space_key(item), source) or source.default_acl,
+        acl=page_acl(item, source),
         origin=origin(path, pointer),
     )
 
@@ -144,16 +151,42 @@ def _space_acl(space: str | None, source: SourceConfig) -> ACL | None:
     return ACL(groups=tuple([groups] if isinstance(groups, str) else map(str, groups)))
 
 
-def _acl(item: dict[str, Any]) -> ACL | None:
-    """The page's own read restriction, or None when it inherits the space's visibility."""
-    read = as_dict(as_dict(as_dict(item.get("restrictions")).get("read")).get("restrictions"))
+def _read_restrictions(item: dict[str, Any]) -> dict[str, Any] | None:
+    """``restrictions.read.restrictions`` when the export expanded it, else None."""
+    read = as_dict(as_dict(item.get("restrictions")).get("read")).get("restrictions")
+    return read if isinstance(read, dict) else None
+
+
+def _acl(read: dict[str, Any], source: SourceConfig) -> ACL | None:
+    """A read restriction as an ACL, or None when it restricts nobody (the page inherits)."""
     users = [
-        u.get("accountId") or u.get("username") or u.get("publicName")
+        person(source, "atlassian", u.get("accountId") or u.get("username") or u.get("userKey")
+               or u.get("publicName"))
         for u in map(as_dict, as_list(as_dict(read.get("user")).get("results")))
     ]
     groups = [g.get("name") for g in map(as_dict, as_list(as_dict(read.get("group")).get("results")))]
-    users = [str(u) for u in users if u]
+    users = [u for u in users if u]
     groups = [str(g) for g in groups if g]
     if not users and not groups:
         return None
     return ACL(users=tuple(users), groups=tuple(groups))
+
+
+def page_acl(item: dict[str, Any], source: SourceConfig) -> ACL:
+    """Who may read the page: its own restriction (else its space's readers, else the source
+    default), and every restricted ancestor's restriction too."""
+    read = _read_restrictions(item)
+    if read is None:
+        return restricted(source, "confluence-restrictions-not-exported")
+    inherited: list[ACL] = []
+    for ancestor in map(as_dict, as_list(item.get("ancestors"))):
+        above = _read_restrictions(ancestor)
+        if above is None:
+            return restricted(source, "confluence-ancestor-restrictions-not-exported")
+        acl = _acl(above, source)
+        if acl is not None:
+            inherited.append(acl)
+    own = _acl(read, source) or _space_acl(_space_key(item), source) or source.default_acl
+    if not inherited:
+        return own
+    return own.model_copy(update={"all_of": tuple(inherited)})

@@ -7,9 +7,15 @@ the file's path (``companies.json``, ``contacts/page-2.json``). Record type is t
 ``hs_lastmodifieddate`` on every object but contacts, where it is ``lastmodifieddate``.
 An ``archived: true`` object is skipped here; the API connector turns it into a deletion.
 
-ACL: HubSpot's object payload carries no per-record sharing (visibility is set by owners and
-teams inside HubSpot, with no readable grant list in this shape), so every record gets the
-source's ``default_acl``: declare there who may read this portal's CRM.
+ACL: HubSpot's object payload carries no grant list; what it carries is the record's owner
+(``hubspot_owner_id``) and the owner's team (``hubspot_team_id``). A portal whose users see only
+their own (or their team's) records declares it: ``options.owner_access: [deals, companies]``
+(object types, or ``true`` for all) makes those records readable by their owner
+(``hubspot:<owner id>``, a directory identity), with ``options.team_access: true`` by the team too
+(group ``hubspot-team:<id>``, or ``options.team_groups: {<id>: group}``), and by
+``options.private_readers`` (super admins, managers). Such a record without an owner cannot be
+decided and gets the source's restricted ACL (connectors/privacy.py). Every other record gets
+the source's ``default_acl``: declare there who may read this portal's CRM.
 """
 
 from __future__ import annotations
@@ -19,10 +25,11 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any, ClassVar
 
-from compiler.models import Reference, Scalar, SourceRecord
+from compiler.models import ACL, Reference, Scalar, SourceRecord
 
 from ._common import FieldError, as_dict, build_each, origin, payload_items
 from .base import RecordError, SourceConfig
+from .privacy import declared_acl, person, restricted, union
 from .timefmt import parse_timestamp
 
 
@@ -140,9 +147,31 @@ def _record(
         entity_type=kind.entity_type,
         container=object_type,
         status=status if isinstance(status, str) and status else None,
-        acl=source.default_acl,
+        acl=record_acl(props, object_type, source),
         origin=origin(path, pointer),
     )
+
+
+def owner_scoped(object_type: str, source: SourceConfig) -> bool:
+    scoped = source.options.get("owner_access")
+    return scoped is True or (isinstance(scoped, list) and object_type in scoped)
+
+
+def record_acl(props: dict[str, Any], object_type: str, source: SourceConfig) -> ACL:
+    """Who may read one object (see the module docstring)."""
+    if not owner_scoped(object_type, source):
+        return source.default_acl
+    readers = declared_acl(source.options.get("private_readers"), "options.private_readers")
+    owner = person(source, "hubspot", props.get("hubspot_owner_id"))
+    if owner is None:
+        return union(restricted(source, f"hubspot-{object_type}-owner-missing"), readers)
+    groups: list[str] = []
+    team = props.get("hubspot_team_id")
+    if source.options.get("team_access") and team not in (None, ""):
+        mapped = (source.options.get("team_groups") or {}).get(str(team))
+        groups += ([mapped] if isinstance(mapped, str) else list(mapped)) if mapped \
+            else [f"hubspot-team:{team}"]
+    return union(ACL(users=(owner,), groups=tuple(groups)), readers)
 
 
 def _title(props: dict[str, Any], kind: ObjectType, object_type: str) -> tuple[str, set[str]]:

@@ -16,6 +16,7 @@ from compiler.slug import slugify
 
 from ._common import FieldError, as_dict, as_list, build_each, origin, payload_items, sorted_unique
 from .base import RecordError, SourceConfig
+from .privacy import declared_acl
 from .timefmt import parse_timestamp
 
 _DEFAULT_REFERENCE_FIELDS = {"Customer": "account", "Account": "account"}
@@ -196,8 +197,10 @@ def _acl(fields: dict[str, Any], source: SourceConfig) -> ACL:
     if not security:
         return source.default_acl
     level = str(security.get("name") or security.get("id")) if isinstance(security, dict) else str(security)
-    groups = source.options.get("security_groups", {}).get(level) or [slugify(level)]
-    return ACL(groups=tuple([groups] if isinstance(groups, str) else groups))
+    # a level maps to groups, or to {users: [atlassian:<accountId>…], groups: […]}; an unmapped
+    # level is readable by the group named after it (never by the project's default readers)
+    declared = source.options.get("security_groups", {}).get(level) or [slugify(level)]
+    return declared_acl(declared, f"options.security_groups.{level}")
 
 
 def adf_to_text(doc: dict[str, Any]) -> str:

@@ -2,6 +2,27 @@
 
 Each page of a paginated query is its own file; ``getDeleted`` responses carry no records to
 compile (deletions reach the wiki as the record's absence from the next export).
+
+Privacy (``sources.yaml`` options; docs/permissions.md):
+
+- ``sharing_model``: the org-wide default per object (``{Account: Private, Opportunity: Read,
+  default: ReadWrite}``). ``Read``/``ReadWrite`` objects are readable by the source's
+  ``default_acl``; ``Private`` ones by their owner (``OwnerId``), the users and groups of their
+  share rows, and ``options.private_readers`` (who sees every private record: the role
+  hierarchy and "View All" are not in the payload, so the operator declares them). Without a
+  ``sharing_model`` every record gets ``default_acl``, as before.
+- ``privacy_rules``: ``{Opportunity: {field: Confidential__c, private_when: [true]}}`` makes a
+  record private by its own field, whatever the object's default.
+  The API connector reads it from the org itself with ``sharing_model: from-org``
+  (connectors/api/salesforce.py).
+- Share rows: a ``Shares`` child subquery on the record
+  (``SELECT Id, …, OwnerId, (SELECT UserOrGroupId, RowCause FROM Shares) FROM Account``) or
+  ``AccountShare``/``OpportunityShare``/``X__Share`` rows in the same query file. ``005…`` ids are
+  users (``salesforce:<id>``); groups and roles map through ``options.sharing_groups``
+  (``{00G…: sales-emea}``), else stay ``salesforce:<id>``.
+- A private record without ``OwnerId``, a rule whose field was not exported, and an object whose
+  default is ``ControlledByParent`` (or unknown) cannot be decided: they get the source's
+  restricted ACL (connectors/privacy.py) and lint names them.
 """
 
 from __future__ import annotations
@@ -10,11 +31,13 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any, ClassVar
 
-from compiler.models import Reference, Scalar, SourceRecord
+from compiler.directory import salesforce_id18
+from compiler.models import ACL, Reference, Scalar, SourceRecord
 from compiler.slug import slugify
 
 from ._common import FieldError, as_dict, build, decode_json, origin
 from .base import RecordError, SourceConfig
+from .privacy import declared_acl, person, restricted, union
 from .timefmt import parse_timestamp
 
 ENTITY_TYPES = {
@@ -48,10 +71,14 @@ class SalesforceConnector:
         if not (isinstance(doc, dict) and isinstance(doc.get("records"), list)):
             yield RecordError(path=path, message="not a Salesforce query response ({'records': [...]})")
             return
+        shares = _share_rows(doc["records"])
         for i, row in enumerate(doc["records"]):
+            if _is_share(row):
+                continue  # a grant on another row of this file, read above
             pointer = f"records[{i}]"
             label = _record_id(row) or pointer
-            result = build(path, label, partial(_record, row, pointer, path, source, tenant))
+            result = build(path, label, partial(_record, row, pointer, path, source, tenant,
+                                                shares))
             if result is not None:
                 yield result
 
@@ -61,7 +88,8 @@ def entity_type(sobject: str) -> str:
     return ENTITY_TYPES.get(sobject) or slugify(sobject.removesuffix("__c"))
 
 
-def _record(row: Any, pointer: str, path: str, source: SourceConfig, tenant: str) -> SourceRecord | None:
+def _record(row: Any, pointer: str, path: str, source: SourceConfig, tenant: str,
+            shares: dict[str, list[dict[str, Any]]] | None = None) -> SourceRecord | None:
     if not isinstance(row, dict):
         raise FieldError(None, "expected a record object")
     attributes = as_dict(row.get("attributes"))
@@ -103,9 +131,113 @@ def _record(row: Any, pointer: str, path: str, source: SourceConfig, tenant: str
         entity_type=entity_type(sobject),
         container=sobject,
         status=row.get("StageName") or row.get("Status"),
-        acl=source.default_acl,
+        acl=record_acl(row, sobject, str(record_id), source, (shares or {}).get(str(record_id), [])),
         origin=origin(path, pointer),
     )
+
+
+# -- privacy ----------------------------------------------------------------------------------
+
+_OPEN = frozenset({"read", "readwrite", "readwritetransfer", "fullaccess", "public",
+                   "publicreadonly", "publicreadwrite", "publicreadwritetransfer", "publicfullaccess"})
+_SHARE_PARENT = {"AccountShare": "AccountId", "OpportunityShare": "OpportunityId",
+                 "CaseShare": "CaseId", "LeadShare": "LeadId", "ContactShare": "ContactId"}
+
+
+def _is_share(row: Any) -> bool:
+    sobject = as_dict(as_dict(row).get("attributes")).get("type")
+    return isinstance(sobject, str) and (sobject.endswith("Share") or sobject.endswith("__Share"))
+
+
+def _share_rows(rows: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    """Share rows of a query file, by the id of the record they grant access to."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if not _is_share(row):
+            continue
+        sobject = row["attributes"]["type"]
+        parent = row.get(_SHARE_PARENT.get(sobject, "ParentId"))
+        if parent:
+            out.setdefault(str(parent), []).append(row)
+    return out
+
+
+def _sharing_model(source: SourceConfig, sobject: str) -> str | None:
+    declared = source.options.get("sharing_model")
+    if declared is not None and not isinstance(declared, dict):
+        # "from-org" is read from the Organization object by the API connector; an export
+        # cannot say it, so nothing here may fall back to the (wider) default
+        return "undeclared"
+    model = as_dict(declared)
+    if not model:
+        # ``sharing: true`` alone (the API connector's older switch): records are as private
+        # as their share rows say
+        return "Private" if source.options.get("sharing") else None
+    value = model.get(sobject, model.get("default"))
+    return str(value) if value is not None else "undeclared"
+
+
+def _private_by_rule(row: dict[str, Any], sobject: str, source: SourceConfig) -> bool | None:
+    """True/False by the object's declared privacy rule; None when the rule's field is absent
+    from the export (undecidable); False when no rule is declared."""
+    rule = as_dict(as_dict(source.options.get("privacy_rules")).get(sobject))
+    if not rule.get("field"):
+        return False
+    field = str(rule["field"])
+    if field not in row:
+        return None
+    wanted = rule.get("private_when", [True])
+    wanted = wanted if isinstance(wanted, list) else [wanted]
+    return row[field] in wanted or str(row[field]) in {str(w) for w in wanted}
+
+
+def share_acl(rows: list[dict[str, Any]], source: SourceConfig) -> ACL:
+    """Users and groups the share rows grant read access to."""
+    users: list[str] = []
+    groups: list[str] = []
+    for row in map(as_dict, rows):
+        acl = _grantee(str(row.get("UserOrGroupId") or "").strip(), source)
+        users += acl.users
+        groups += acl.groups
+    return ACL(users=tuple(users), groups=tuple(groups))
+
+
+def _grantee(who: str, source: SourceConfig) -> ACL:
+    """A user (``005…``) or a group, role or queue (``00G…``, ``00E…``) as ACL entries; groups
+    through ``options.sharing_groups`` (15- or 18-character keys), else ``salesforce:<id>``."""
+    if not who:
+        return ACL()
+    if who.startswith("005"):  # Salesforce key prefix of users
+        return ACL(users=(person(source, "salesforce", who) or who,))
+    names = {salesforce_id18(str(k)): v for k, v in as_dict(source.options.get("sharing_groups")).items()}
+    mapped = names.get(salesforce_id18(who))
+    if mapped is None:
+        return ACL(groups=(person(source, "salesforce", who) or who,))
+    return ACL(groups=tuple([mapped] if isinstance(mapped, str) else [str(g) for g in mapped]))
+
+
+def record_acl(row: dict[str, Any], sobject: str, record_id: str, source: SourceConfig,
+               share_rows: list[dict[str, Any]]) -> ACL:
+    """Who may read one record (see the module docstring)."""
+    model = _sharing_model(source, sobject)
+    by_rule = _private_by_rule(row, sobject, source)
+    if model is None and by_rule is False:
+        return source.default_acl
+    if by_rule is None:
+        return restricted(source, f"salesforce-{sobject}-rule-field-missing")
+    normalized = (model or "").replace(" ", "").replace("/", "").lower()
+    if by_rule is False and normalized in _OPEN:
+        return source.default_acl
+    if by_rule is False and normalized != "private":
+        return restricted(source, f"salesforce-{sobject}-sharing-{normalized or 'undeclared'}")
+    children = as_dict(row.get("Shares")).get("records")
+    shares = share_acl([*share_rows, *(children if isinstance(children, list) else [])], source)
+    readers = declared_acl(source.options.get("private_readers"), "options.private_readers")
+    owner = str(row.get("OwnerId") or "").strip()
+    if not owner:
+        return union(restricted(source, f"salesforce-{sobject}-owner-missing"), readers)
+    # a Lead or Case may be owned by a queue (00G…): its members, as a group
+    return union(_grantee(owner, source), shares, readers)
 
 
 def _record_id(row: Any) -> str | None:

@@ -17,7 +17,16 @@ therefore readable by the source's ``default_acl`` (the agents/staff who may rea
 plus, when the ticket has an ``organization_id``, the group
 ``<options.organization_group_prefix><id>`` (default ``zendesk-org-<id>``) or the groups listed
 for it in ``options.organization_groups`` (``{"360000111": ["customer-globex"]}``), so a
-directory can grant a customer's people their organization's tickets and nothing else.
+directory can grant a customer's people their organization's tickets and nothing else. The
+requester reads their own ticket: ``zendesk:<requester_id>`` is one of its users (the directory
+maps it to a principal).
+
+Comments: when the export carries each ticket's comments (``comments``, in the shape of
+``GET /api/v2/tickets/{id}/comments.json``; the API connector attaches them with
+``options.comments: true``), public ones are appended to the body. A private comment
+(``public: false``, an agent's internal note) is never compiled: the ticket is readable by its
+requester and organization, and the note is not theirs to read. When the first comment (the
+one ``description`` repeats) is private, the description is left out too.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from compiler.models import ACL, Reference, Scalar, SourceRecord
 
 from ._common import FieldError, as_dict, as_list, build_each, origin, payload_items, sorted_unique
 from .base import RecordError, SourceConfig
+from .privacy import person
 from .timefmt import parse_timestamp
 
 DELETED = "deleted"
@@ -96,14 +106,14 @@ def _record(
         title=str(subject) if subject else f"Ticket #{ticket_id}",
         name=f"Ticket #{ticket_id}",
         url=_url(ticket, ticket_id, source),
-        body=description.replace("\r\n", "\n").strip() if isinstance(description, str) else "",
+        body=_body(ticket, description),
         fields=_fields(ticket, source),
         references=(Reference(relation="organization", target_type="account", target_name=org_name),)
         if org_name else (),
         entity_type="ticket",
         status=ticket.get("status") if isinstance(ticket.get("status"), str) else None,
         labels=sorted_unique(as_list(ticket.get("tags"))),
-        acl=ticket_acl(org, source),
+        acl=ticket_acl(org, source, ticket.get("requester_id")),
         origin=origin(path, pointer),
     )
 
@@ -136,8 +146,35 @@ def _fields(ticket: dict[str, Any], source: SourceConfig) -> dict[str, Scalar]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def ticket_acl(organization_id: Any, source: SourceConfig) -> ACL:
-    """The default readers plus the ticket's organization (see the module docstring)."""
+def _clean(text: Any) -> str:
+    return text.replace("\r\n", "\n").strip() if isinstance(text, str) else ""
+
+
+def _body(ticket: dict[str, Any], description: Any) -> str:
+    """The description and the public comments after it (see the module docstring)."""
+    comments = [c for c in map(as_dict, as_list(ticket.get("comments")))
+                if c.get("type", "Comment") == "Comment"]
+    comments.sort(key=lambda c: (str(c.get("created_at") or ""), str(c.get("id") or "")))
+    if not comments:
+        return _clean(description)
+    blocks = [_clean(description)] if comments[0].get("public") is True else []
+    for c in comments[1:]:
+        if c.get("public") is not True:  # internal note, or a comment that does not say
+            continue
+        text = _clean(c.get("plain_body") or c.get("body"))
+        if text:
+            when = f" on {str(c['created_at'])[:10]}" if c.get("created_at") else ""
+            blocks.append(f"Comment{when}:\n{text}")
+    return "\n\n".join(b for b in blocks if b)
+
+
+def ticket_acl(organization_id: Any, source: SourceConfig, requester_id: Any = None) -> ACL:
+    """The default readers, the requester, and the ticket's organization (module docstring)."""
+    requester = person(source, "zendesk", requester_id)
+    if requester is not None:
+        base = source.default_acl
+        source = source.model_copy(update={"default_acl": ACL(
+            public=base.public, users=(*base.users, requester), groups=base.groups)})
     if organization_id in (None, ""):
         return source.default_acl
     org = str(organization_id)

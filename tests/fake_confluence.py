@@ -60,6 +60,23 @@ class FakeConfluence:
             self.pages[item["id"]] = item
         self.auth = "Basic " + base64.b64encode(f"{user}:{token}".encode()).decode()
         self.fail_next: list[tuple[int, dict[str, str]]] = []
+        self.parents: dict[str, str] = {}  # page id → parent page id
+
+    def nest(self, page_id: str, parent_id: str) -> None:
+        """``page_id`` moves under ``parent_id``: it inherits the parent's view restrictions."""
+        self.parents[page_id] = parent_id
+
+    def _ancestors(self, page_id: str, with_restrictions: bool) -> list[dict[str, Any]]:
+        """``ancestors`` as the API expands it: root first, each a shallow content object."""
+        chain = []
+        at = self.parents.get(page_id)
+        while at is not None:
+            above = {k: self.pages[at][k] for k in _SHALLOW}
+            if with_restrictions:
+                above["restrictions"] = copy.deepcopy(self.pages[at]["restrictions"])
+            chain.append(above)
+            at = self.parents.get(at)
+        return chain[::-1]
 
     def restrict(self, page_id: str, users: list[str], groups: list[str]) -> None:
         self.pages[page_id]["restrictions"] = {"read": _read_restriction(users, groups)}
@@ -102,6 +119,9 @@ class FakeConfluence:
         page = hits[start:start + limit]
         if "expand" not in query:
             page = [{k: p[k] for k in _SHALLOW} for p in page]
+        elif "ancestors" in query["expand"]:
+            deep = "ancestors.restrictions.read" in query["expand"]
+            page = [{**p, "ancestors": self._ancestors(p["id"], deep)} for p in page]
         links = {**self.links, "self": self.links["base"] + "/rest/api/content/search"}
         if start + limit < len(hits):
             params = {k: v for k, v in query.items() if k != "start"} | {"start": start + limit}

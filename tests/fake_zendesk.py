@@ -34,6 +34,20 @@ class FakeZendesk:
         # API-token auth is basic auth as "{email}/token:{token}"
         self.auth = "Basic " + base64.b64encode(f"{user}:{token}".encode()).decode()
         self.fail_next: list[tuple[int, dict[str, str]]] = []
+        # ticket id → its comments, as GET /api/v2/tickets/{id}/comments.json lists them
+        self.comments: dict[str, list[dict[str, Any]]] = {}
+
+    def comment(self, ticket_id: str, body: str, public: bool, when: datetime) -> None:
+        """An agent adds a comment (``public: false``: an internal note)."""
+        listed = self.comments.setdefault(ticket_id, [])
+        if not listed:  # as in Zendesk, the description is the ticket's first (public) comment
+            t = self.tickets[ticket_id]
+            listed.append({"id": 6999, "type": "Comment", "author_id": t.get("requester_id"),
+                           "body": t.get("description", ""), "plain_body": t.get("description", ""),
+                           "public": True, "attachments": [], "created_at": t.get("created_at")})
+        listed.append({"id": 7000 + len(listed), "type": "Comment", "author_id": 9100000001,
+                       "body": body, "html_body": f"<p>{body}</p>", "plain_body": body,
+                       "public": public, "attachments": [], "created_at": zd_time(when)})
 
     def edit(self, ticket_id: str, subject: str, when: datetime) -> None:
         t = self.tickets[ticket_id]
@@ -56,6 +70,13 @@ class FakeZendesk:
             status, extra = self.fail_next.pop(0)
             return status, extra, {"error": "APIRateLimitExceeded", "description": "Number of allowed "
                                    "incremental export API requests per minute exceeded"}
+        if path.startswith("/api/v2/tickets/") and path.endswith("/comments.json"):
+            ticket_id = path.split("/")[4]
+            if ticket_id not in self.tickets:
+                return 404, {}, {"error": "RecordNotFound", "description": "Not found"}
+            listed = self.comments.get(ticket_id, [])
+            return 200, {}, {"comments": listed, "next_page": None, "previous_page": None,
+                             "count": len(listed)}
         if path != EXPORT:
             return 404, {}, {"error": "InvalidEndpoint", "description": "Not found"}
         if "cursor" in query:

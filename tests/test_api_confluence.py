@@ -62,7 +62,7 @@ def test_poll_pages_retries_429_carries_restrictions_and_prunes(tmp_path: Path, 
         events = _events(bus)
         assert [e.op for e in events] == ["c"] * 4
         records = {e.record.id: e.record for e in events}
-        assert (records[IDS[2]].acl.users, records[IDS[2]].acl.groups) == (("557058:carol",), ("legal",))
+        assert (records[IDS[2]].acl.users, records[IDS[2]].acl.groups) == (("atlassian:557058:carol",), ("legal",))
         assert records[IDS[0]].acl.groups == ("dummy-readers",)  # no page restriction: the space's readers
         assert records[IDS[1]].url == "https://ctreminiom.atlassian.net/wiki/spaces/DUMMY/pages/64290817/TEST"
         assert records[IDS[1]].container == "DUMMY" and "Acme rollout" in records[IDS[1]].body

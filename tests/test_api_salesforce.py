@@ -21,7 +21,7 @@ def _row(i: int, deleted: bool = False) -> dict:
     rid = f"0015g00000ABC{i:03d}"
     return {"attributes": {"type": "Account", "url": f"/services/data/v59.0/sobjects/Account/{rid}"},
             "Id": rid, "Name": f"Customer {i}", "Description": f"Account {i}.", "IsDeleted": deleted,
-            "SystemModstamp": f"2026-11-01T09:{i:02d}:00.000+0000"}
+            "OwnerId": "0055g00000OwnerAAA", "SystemModstamp": f"2026-11-01T09:{i:02d}:00.000+0000"}
 
 
 def test_query_all_pages_deletions_and_sharing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,6 +63,10 @@ def test_query_all_pages_deletions_and_sharing(monkeypatch: pytest.MonkeyPatch) 
     deletions = [i for i in items if isinstance(i, Deletion)]
     assert [r.title for r in records] == ["Customer 1", "Customer 3"]
     assert deletions == [Deletion("Account", "0015g00000ABC002", datetime(2026, 11, 1, 9, 2, tzinfo=UTC))]
-    acl = records[0].acl
-    assert acl.groups == ("sales",) and acl.users == ("0055g00000Carol",)
-    assert records[1].acl.groups == ("staff",)  # no share rows: the source's default
+    assert "OwnerId" in seen[0]  # a private object's owner is selected
+    acl = records[0].acl  # owner and share rows, users as salesforce:<id>, groups mapped
+    assert acl.groups == ("sales",)
+    # a 15-character id (as the UI shows it) is written in its 18-character API form
+    assert acl.users == ("salesforce:0055g00000CarolAAB", "salesforce:0055g00000OwnerAAA")
+    # no share rows: the owner alone (the object is private: sharing: true)
+    assert records[1].acl.users == ("salesforce:0055g00000OwnerAAA",) and not records[1].acl.groups

@@ -63,8 +63,9 @@ def test_export_follows_cursors_honours_retry_after_and_publishes_changes(tmp_pa
         assert (first.published, first.deleted, first.errors) == (3, 1, [])  # 35439 arrives deleted
         events = _events(bus)
         records = {e.record.id: e.record for e in events if isinstance(e, ChangeEvent) and e.op == "c"}
-        assert records["35436"].acl == ACL(groups=("staff", "zendesk-org-360000111"))
-        assert records["35438"].acl == ACL(groups=("staff",))
+        assert records["35436"].acl == ACL(users=("zendesk:9000000001",),
+                                           groups=("staff", "zendesk-org-360000111"))
+        assert records["35438"].acl == ACL(users=("zendesk:9000000003",), groups=("staff",))
 
         # an edit (new updated_at), a deletion, and a prune that must not delete anything else
         zd.edit("35437", "Invoice shows the wrong seat count (edited)", NOW + timedelta(minutes=5))

@@ -55,6 +55,9 @@ def _page(**overrides: Any) -> dict[str, Any]:
         },
         "metadata": {"labels": {"results": [{"prefix": "global", "name": "runbook"}, {"name": "finance"}]}},
         "_links": {"webui": "/spaces/OPS/pages/1001/Refund+Policy", "base": "https://acme.atlassian.net/wiki"},
+        # exported with expand=restrictions.read.restrictions.user,…group: no restriction
+        "restrictions": {"read": {"operation": "read", "restrictions": {
+            "user": {"results": []}, "group": {"results": []}}}},
     }
     page.update(overrides)
     return page
@@ -107,7 +110,8 @@ def test_real_content_list_with_version_expanded_uses_top_level_base_and_space_p
     assert first.origin == "confluence/pages.json#results[0]"
     assert records[3].origin == "confluence/pages.json#results[3]"
     assert first.key == "acme/confluence/acme-cloud/page/196695"
-    assert first.acl == ACL(groups=("staff",))  # no read restrictions: the source default
+    # exported without its read restrictions: undecidable, so restricted (never the default)
+    assert first.acl == ACL(groups=("folio:undetermined:confluence-restrictions-not-exported",))
 
 
 def test_real_single_content_with_version_uses_its_own_base() -> None:
@@ -126,7 +130,7 @@ def test_restriction_fixture_shape_becomes_acl() -> None:
     restrictions["user"]["results"] = [{"type": "known", "accountId": "5b10ac8d82e05b22cc7d4ef5"}]
     page = _page(restrictions={"read": {"operation": "read", "restrictions": restrictions}})
     (record,) = _records(_parse(page))
-    assert record.acl == ACL(users=("5b10ac8d82e05b22cc7d4ef5",), groups=("<string>",))
+    assert record.acl == ACL(users=("atlassian:5b10ac8d82e05b22cc7d4ef5",), groups=("<string>",))
 
 
 # -- mapping -------------------------------------------------------------------------------------
@@ -177,7 +181,8 @@ def test_read_restrictions_become_acl() -> None:
         }
     }
     (record,) = _records(_parse(_page(restrictions=restrictions)))
-    assert record.acl == ACL(users=("Pat", "acc-1", "jdoe"), groups=("finance", "legal"))
+    assert record.acl == ACL(users=("atlassian:Pat", "atlassian:acc-1", "atlassian:jdoe"),
+                             groups=("finance", "legal"))
 
 
 def test_empty_read_restrictions_fall_back_to_default_acl() -> None:

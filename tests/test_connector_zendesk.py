@@ -58,15 +58,19 @@ def test_incremental_export_maps_every_ticket_and_skips_the_deleted_one() -> Non
 
 def test_acl_is_the_default_readers_plus_the_organization() -> None:
     records = _records(_parse(_doc()))
-    assert records["35436"].acl == ACL(groups=("staff", "zendesk-org-360000111"))
-    assert records["35437"].acl == ACL(groups=("staff", "zendesk-org-360000222"))
-    assert records["35438"].acl == ACL(groups=("staff",))  # no organization: agents only
+    # the requester reads their own ticket (zendesk:<requester_id>, a directory identity)
+    assert records["35436"].acl == ACL(users=("zendesk:9000000001",),
+                                       groups=("staff", "zendesk-org-360000111"))
+    assert records["35437"].acl == ACL(users=("zendesk:9000000002",),
+                                       groups=("staff", "zendesk-org-360000222"))
+    # no organization: agents and the requester only
+    assert records["35438"].acl == ACL(users=("zendesk:9000000003",), groups=("staff",))
     source = SourceConfig(path="z", system="zendesk", instance="acme", default_acl=ACL(groups=("agents",)),
                           options={"organization_groups": {"360000111": ["customer-globex"]},
                                    "organization_group_prefix": "org:"})
     records = _records(_parse(_doc(), source=source))
-    assert records["35436"].acl == ACL(groups=("agents", "customer-globex"))
-    assert records["35437"].acl == ACL(groups=("agents", "org:360000222"))
+    assert records["35436"].acl.groups == ("agents", "customer-globex")
+    assert records["35437"].acl.groups == ("agents", "org:360000222")
 
 
 def test_organization_reference_needs_a_name_from_sideload_or_options() -> None:

@@ -15,6 +15,12 @@ from conftest import TODAY, flat, strip_ansi
 
 DISCOUNT_Q = "What is the maximum discount without VP approval?"
 DIRECTORY = {"alice": {"staff", "support"}, "bob": {"staff", "finance"}, "carol": {"contractors"}}
+# who each principal is in the source systems (examples/acme/directory.yaml)
+IDENTITIES = {"alice": {"salesforce:0055g00000AliceAAA", "atlassian:5b10ac8d82e05b22cc7d4e01",
+                        "email:alice@acme.example"},
+              "bob": {"salesforce:0055g00000Bob01AAA", "atlassian:5b10ac8d82e05b22cc7d4e02",
+                      "email:bob@acme.example"},
+              "carol": set()}
 
 
 def _show(runner: CliRunner, wiki: Path, page: str, who: str | None):
@@ -101,7 +107,9 @@ def test_operator_sees_everything(runner: CliRunner, acme_wiki: Path) -> None:
 
 
 def _visible(acl: dict, name: str) -> bool:
-    return bool(acl["public"] or name in acl["users"] or set(acl["groups"]) & DIRECTORY[name])
+    users = {name} | IDENTITIES[name]
+    own = bool(acl["public"] or users & set(acl["users"]) or set(acl["groups"]) & DIRECTORY[name])
+    return own and all(_visible(inner, name) for inner in acl.get("all_of", ()))
 
 
 @pytest.mark.parametrize("who", ["alice", "bob", "carol"])
@@ -260,3 +268,19 @@ def test_hidden_record_alias_not_revealed(runner: CliRunner, hidden_wiki: Path) 
     assert "Goldfinch" not in page.stdout
     # erin may see and use it
     assert _show(runner, hidden_wiki, "Project Goldfinch", "erin").exit_code == 0
+
+
+def test_query_names_pages_as_the_principal_knows_them(acme_wiki: Path) -> None:
+    """Answers name pages from what the asker may see, and never a page hidden from them."""
+    from compiler.build import wiki_state
+    from compiler.views import principal, visible_names
+
+    state = wiki_state(acme_wiki)
+    try:
+        ids = {"policy/discount-approval-policy", "policy/return-policy"}
+        assert visible_names(state, ids, principal(state, "alice")) == {
+            "policy/return-policy": "Return Policy"}
+        assert set(visible_names(state, ids, principal(state, "bob"))) == ids
+        assert set(visible_names(state, ids, None)) == ids
+    finally:
+        state.close()

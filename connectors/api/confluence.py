@@ -33,7 +33,8 @@ from .client import ApiClient, ApiError
 
 SEARCH = "/rest/api/content/search"
 EXPAND = ("body.storage,version,space,history,metadata.labels,"
-          "restrictions.read.restrictions.user,restrictions.read.restrictions.group")
+          "restrictions.read.restrictions.user,restrictions.read.restrictions.group,"
+          "ancestors.restrictions.read.restrictions.user,ancestors.restrictions.read.restrictions.group")
 _GONE = frozenset({"trashed", "deleted"})
 
 

@@ -13,8 +13,10 @@ to pruning). :meth:`list_ids` pages ``GET /crm/v3/objects/{type}`` for ids only.
 
 Only the last type's search pages carry a high-water mark: types are read one after another,
 and a mark from an earlier type would let the cursor skip the later types' unread changes if the
-poll stopped half-way. Records are parsed by :class:`connectors.hubspot.HubSpotConnector`;
-ACL is the source's ``default_acl`` (see there).
+poll stopped half-way. Records are parsed by :class:`connectors.hubspot.HubSpotConnector`,
+which decides the ACL (owner and team for ``options.owner_access`` types, else the source's
+``default_acl``; see there); the search asks for ``hubspot_owner_id`` and ``hubspot_team_id`` of
+those types.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from compiler.models import SourceRecord
 
 from .._common import as_dict, as_list
 from ..base import Connector, RecordError, SourceConfig
-from ..hubspot import HubSpotConnector, modified_property, record_type
+from ..hubspot import HubSpotConnector, modified_property, owner_scoped, record_type
 from ..timefmt import parse_timestamp
 from .base import ApiSourceConfig, Deletion, Page
 from .client import ApiClient, ApiError
@@ -72,7 +74,11 @@ class HubSpotApi:
     def _properties(self, object_type: str) -> list[str]:
         extra = as_list(as_dict(self.cfg.options.get("properties")).get(object_type))
         base = DEFAULT_PROPERTIES.get(object_type, ("name", "description"))
-        return list(dict.fromkeys([*base, *map(str, extra), modified_property(object_type), "createdate"]))
+        # an owner-scoped type's ACL is decided by its owner and team (connectors/hubspot.py)
+        access = ("hubspot_owner_id", "hubspot_team_id") \
+            if owner_scoped(object_type, self.cfg.source_config()) else ()
+        return list(dict.fromkeys([*base, *map(str, extra), *access, modified_property(object_type),
+                                   "createdate"]))
 
     def _source(self, object_type: str) -> SourceConfig:
         src = self.cfg.source_config()

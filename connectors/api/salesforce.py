@@ -1,19 +1,27 @@
 """Salesforce REST: SOQL ``queryAll`` by ``SystemModstamp``, ``nextRecordsUrl`` paging, sharing.
 
 ``queryAll`` (not ``query``) so rows moved to the recycle bin come back with ``IsDeleted: true``
-and become deletions. With ``options.sharing: true`` each page's ids are looked up in the
-object's share table (``AccountShare``, ``Custom__Share``…) and the users and groups found
-become the record's ACL: Salesforce sharing travels onto the claims. Records are parsed by
-:class:`connectors.salesforce.SalesforceConnector`, the export parser.
+and become deletions. For an object whose ``options.sharing_model`` is ``Private`` (or that has a
+``privacy_rules`` entry, or with ``options.sharing: true``) the query also selects ``OwnerId``
+and the rule's field, and each page's ids are looked up in the object's share table
+(``AccountShare``, ``Custom__Share``…). The share rows are attached to their records as the
+``Shares`` child subquery an export carries, so the export parser
+(:class:`connectors.salesforce.SalesforceConnector`) decides every record's ACL the same way in
+both modes.
+
+``options.sharing_model: from-org`` reads the org-wide defaults of the standard objects from the
+``Organization`` object (``DefaultAccountAccess``…) at the first poll instead of declaring them;
+objects it does not cover (custom objects) then need a declared default or are undetermined.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from compiler.models import ACL, SourceRecord
+from compiler.models import SourceRecord
 
 from ..base import Connector, RecordError
 from ..salesforce import SalesforceConnector
@@ -24,6 +32,12 @@ from .client import ApiClient
 DEFAULT_API_VERSION = "v59.0"
 DEFAULT_FIELDS = ("Id", "Name", "Description", "SystemModstamp", "IsDeleted")
 # standard objects name the parent column after themselves; custom share tables use ParentId
+# Organization's default-access fields and how sources.yaml spells their values
+_ORG_FIELDS = {"Account": "DefaultAccountAccess", "Contact": "DefaultContactAccess",
+               "Opportunity": "DefaultOpportunityAccess", "Lead": "DefaultLeadAccess",
+               "Case": "DefaultCaseAccess"}
+_ORG_VALUES = {"None": "Private", "Read": "Read", "Edit": "ReadWrite",
+               "ReadEditTransfer": "ReadWriteTransfer", "ControlledByParent": "ControlledByParent"}
 _SHARE_PARENT = {"Account": "AccountId", "Opportunity": "OpportunityId", "Case": "CaseId",
                  "Lead": "LeadId", "Contact": "ContactId"}
 
@@ -47,8 +61,35 @@ class SalesforceApi:
         self.version = str(cfg.options.get("api_version", DEFAULT_API_VERSION))
         self.objects = cfg.scope or ["Account"]
 
+    def _org_defaults(self) -> None:
+        """Replace ``sharing_model: from-org`` by what the org says, once."""
+        if self.cfg.options.get("sharing_model") != "from-org":
+            return
+        soql = f"SELECT {', '.join(_ORG_FIELDS.values())} FROM Organization"
+        rows = [r for _, _, doc in self._query(soql, all_rows=False) for r in doc["records"]]
+        org = rows[0] if rows and isinstance(rows[0], dict) else {}
+        model = {sobject: _ORG_VALUES.get(str(org.get(field)), str(org.get(field)))
+                 for sobject, field in _ORG_FIELDS.items() if org.get(field)}
+        declared = self.cfg.options.get("sharing_model_overrides") or {}
+        options = {**self.cfg.options, "sharing_model": {**model, **declared}}
+        self.cfg = self.cfg.model_copy(update={"options": options})
+
+    def _private(self, sobject: str) -> bool:
+        """Whether the object's records need their owner and share rows to decide the ACL."""
+        opts = self.cfg.options
+        model = opts.get("sharing_model")
+        model = model if isinstance(model, dict) else {}
+        declared = str(model.get(sobject, model.get("default", ""))).replace(" ", "").lower()
+        return bool(opts.get("sharing")) or declared == "private" or \
+            sobject in (opts.get("privacy_rules") or {})
+
     def _fields(self, sobject: str) -> str:
-        extra = self.cfg.options.get("fields", {}).get(sobject, [])
+        extra = list(self.cfg.options.get("fields", {}).get(sobject, []))
+        if self._private(sobject) or self.cfg.options.get("sharing_model"):
+            extra.append("OwnerId")
+        rule = (self.cfg.options.get("privacy_rules") or {}).get(sobject) or {}
+        if rule.get("field"):
+            extra.append(str(rule["field"]))
         return ", ".join(dict.fromkeys([*DEFAULT_FIELDS, *extra]))
 
     def _query(self, soql: str, all_rows: bool = True) -> Iterator[tuple[str, bytes, dict[str, Any]]]:
@@ -65,6 +106,7 @@ class SalesforceApi:
             url, params = str(nxt), None
 
     def poll(self, since: datetime, until: datetime) -> Iterator[Page]:
+        self._org_defaults()
         src = self.cfg.source_config()
         for sobject in self.objects:
             soql = (f"SELECT {self._fields(sobject)} FROM {sobject} "
@@ -77,39 +119,37 @@ class SalesforceApi:
                         stamp = parse_timestamp(str(row.get("SystemModstamp") or _soql_time(until)))
                         page.items.append(Deletion(sobject, str(row["Id"]), stamp))
                         page.high_water = max(page.high_water or stamp, stamp)
-                records = list(self.parser.parse(where, raw, src, self.tenant))
-                acls = self._sharing(sobject, [r.id for r in records if isinstance(r, SourceRecord)])
-                for item in records:
+                if self._private(sobject):
+                    raw = self._with_shares(sobject, doc)
+                for item in self.parser.parse(where, raw, src, self.tenant):
                     if isinstance(item, SourceRecord):
-                        if item.id in acls:
-                            # re-validate rather than model_copy: key and digest are cached
-                            item = SourceRecord.model_validate(
-                                {**item.model_dump(exclude={"key", "sha256"}), "acl": acls[item.id]})
                         page.high_water = max(page.high_water or item.updated_at, item.updated_at)
                     page.items.append(item)
                 yield page
 
-    def _sharing(self, sobject: str, ids: list[str]) -> dict[str, ACL]:
-        """ACL per record id from the object's share table (``options.sharing``)."""
-        if not self.cfg.options.get("sharing") or not ids:
+    def _with_shares(self, sobject: str, doc: dict[str, Any]) -> bytes:
+        """The page with each record's share rows attached as its ``Shares`` subquery."""
+        ids = [str(r["Id"]) for r in doc["records"]
+               if isinstance(r, dict) and r.get("Id") and r.get("IsDeleted") is not True]
+        shares = self._share_rows(sobject, ids)
+        rows = [{**r, "Shares": {"totalSize": len(shares.get(str(r.get("Id")), [])), "done": True,
+                                 "records": shares.get(str(r.get("Id")), [])}}
+                if isinstance(r, dict) and r.get("Id") else r for r in doc["records"]]
+        return json.dumps({**doc, "records": rows}).encode("utf-8")
+
+    def _share_rows(self, sobject: str, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """Rows of the object's share table per record id."""
+        if not ids:
             return {}
         parent = _SHARE_PARENT.get(sobject, "ParentId")
         quoted = ", ".join("'" + i.replace("'", "") + "'" for i in ids)
-        soql = f"SELECT {parent}, UserOrGroupId FROM {_share_object(sobject)} WHERE {parent} IN ({quoted})"
-        users: dict[str, set[str]] = {}
-        groups: dict[str, set[str]] = {}
+        soql = (f"SELECT {parent}, UserOrGroupId, RowCause FROM {_share_object(sobject)} "
+                f"WHERE {parent} IN ({quoted})")
+        out: dict[str, list[dict[str, Any]]] = {}
         for _, _, doc in self._query(soql, all_rows=False):
             for row in doc["records"]:
-                rid, who = str(row.get(parent) or ""), str(row.get("UserOrGroupId") or "")
-                if not rid or not who:
-                    continue
-                # 005… are users, 00G… groups/roles (Salesforce key prefixes)
-                (users if who.startswith("005") else groups).setdefault(rid, set()).add(who)
-        names = self.cfg.options.get("sharing_groups", {})
-        out = {}
-        for rid in set(users) | set(groups):
-            out[rid] = ACL(users=tuple(users.get(rid, ())),
-                           groups=tuple(names.get(g, g) for g in groups.get(rid, ())))
+                if isinstance(row, dict) and row.get(parent) and row.get("UserOrGroupId"):
+                    out.setdefault(str(row[parent]), []).append(row)
         return out
 
     def list_ids(self) -> Iterator[tuple[str, str]]:

@@ -11,6 +11,10 @@ Zendesk leaves out whatever changed in the minute before the request, so the cur
 re-read at least that minute: ``overlap_s`` below 60 is refused. Rate limit: 10 requests per
 minute on this endpoint; its 429s carry ``Retry-After``, which the client honours.
 
+With ``options.comments: true`` each exported ticket's comments are read
+(``GET /api/v2/tickets/{id}/comments.json``) and attached to it, so the export parser compiles the
+public ones and leaves internal notes out (connectors/zendesk.py).
+
 Deleted tickets come through the export as ``status: "deleted"`` and become deletions here.
 :meth:`list_ids` reads the same export from the beginning rather than ``GET /api/v2/tickets.json``:
 that listing leaves out archived tickets (closed for 120 days), and pruning against it would
@@ -20,6 +24,7 @@ safety net: a high ``prune_every`` (or 0) suits large help desks.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
@@ -96,6 +101,8 @@ class ZendeskApi:
                 if ticket.get("status") == DELETED and since <= stamp < until:
                     page.items.append(Deletion("ticket", str(ticket["id"]), stamp))
                     page.high_water = max(page.high_water or stamp, stamp)
+            if self.cfg.options.get("comments"):
+                raw = self._with_comments(doc)
             for item in self.parser.parse(where, raw, src, self.tenant):
                 if isinstance(item, SourceRecord):
                     stamp = stamps.get(item.id, item.updated_at)
@@ -104,6 +111,26 @@ class ZendeskApi:
                     page.high_water = max(page.high_water or stamp, stamp)
                 page.items.append(item)
             yield page
+
+    def _comments(self, ticket_id: str) -> list[Any]:
+        url: str | None = f"/api/v2/tickets/{ticket_id}/comments.json"
+        out: list[Any] = []
+        while url:
+            _, doc = self.client.get_json(url)
+            if not isinstance(doc, dict) or not isinstance(doc.get("comments"), list):
+                raise ApiError(f"GET {url}: not a comment list (no comments list)")
+            out += doc["comments"]
+            nxt = doc.get("next_page")
+            url = str(nxt) if isinstance(nxt, str) and nxt else None
+        return out
+
+    def _with_comments(self, doc: dict[str, Any]) -> bytes:
+        """The export page with each live ticket's comments attached as ``comments``."""
+        tickets = [
+            {**t, "comments": self._comments(str(t["id"]))}
+            if isinstance(t, dict) and t.get("id") not in (None, "") and t.get("status") != DELETED
+            else t for t in doc["tickets"]]
+        return json.dumps({**doc, "tickets": tickets}).encode("utf-8")
 
     def list_ids(self) -> Iterator[tuple[str, str]]:
         live: dict[str, bool] = {}

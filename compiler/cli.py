@@ -47,13 +47,13 @@ GroupOpt = Annotated[Optional[list[str]], typer.Option(
 
 def _principal(state, who: str | None, groups: list[str] | None):  # noqa: ANN001, ANN202
     """``--as``: a name the corpus directory does not know is said so; it still sees only
-    what its explicit ``--group``s and public records allow."""
-    from .views import principal
+    what public records allow."""
+    from .views import principal, stored_directory
 
-    if who is not None and state.principal_groups(who) is None:
-        extra = f" beyond --group {', '.join(groups)}" if groups else ""
+    if (who is not None and stored_directory(state).principal(who) is None
+            and state.principal_groups(who) is None):
         err.print(f"warning: --as {who}: no such principal in the corpus directory "
-                  f"(directory.yaml); answering as one with no groups{extra}, so everything "
+                  "(directory.yaml); answering as one with no groups, so everything "
                   "restricted stays hidden", markup=False, highlight=False, soft_wrap=True)
     return principal(state, who, groups)
 
@@ -269,9 +269,9 @@ def lint(
     when = when if when.tzinfo else when.replace(tzinfo=UTC)
     report = run_lint(state, wiki, when)
     if who is not None:  # only findings naming nothing hidden from the principal
-        from .views import principal, visible_findings
+        from .views import visible_findings
 
-        report = visible_findings(state, report, principal(state, who, groups))
+        report = visible_findings(state, report, _principal(state, who, groups))
     if as_json:
         sys.stdout.write(lint_json(report) + "\n")
     else:

@@ -135,3 +135,8 @@ def test_key_lines_keep_the_key_id_whole_on_a_narrow_terminal(runner: CliRunner)
     assert result.exit_code == 0, result.output
     line = next(ln for ln in result.stdout.splitlines() if ln.startswith("key id"))
     assert re.fullmatch(r"key id\s+sha256:[0-9a-f]{64}", line), result.stdout
+
+
+def test_lint_as_an_unknown_principal_says_so(runner: CliRunner, acme_wiki: Path) -> None:
+    result = runner.invoke(app, ["lint", "--wiki", str(acme_wiki), "--now", NOW, "--as", "nobody"])
+    assert "--as nobody: no such principal" in " ".join(result.output.split()), result.output

@@ -1,4 +1,7 @@
-"""Atomic file replacement: a reader (or a crash) sees the old file or the new one, never half."""
+"""Atomic file replacement: a reader (or a crash) sees the old file or the new one, never half.
+
+For single files (state-folder files, keys, claim checks, caches). A compile's wiki files go
+through :mod:`compiler.staging` instead, where a whole generation changes at once."""
 
 from __future__ import annotations
 

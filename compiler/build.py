@@ -40,10 +40,13 @@ from .policy import AuthorityPolicy, load_policy
 from .registry import Declaration, NameIndex, StoredNameLookup, merge_entity
 from .render import assemble_index, index_entry, log_title, patch_index, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
+from .provenance.bundle_watch import remember_folders
 from .provenance.index_root import bundle_name
 from .resolve import resolve
 from .schema_page import render_schema
-from .staging import StagedPages
+from .staging import (
+    Generation, apply_committed, generation_lock, recover, sweep_temp_files,
+)
 from .settings import FolioSettings
 from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
@@ -148,7 +151,10 @@ class _Compile:
         self._index_edits: list[tuple[str, str]] = []
         # sha256 of the aggregate files as this compile wrote or found them, for the index root
         self._aggregates: dict[str, str] = {}
-        self._staged: StagedPages | None = None  # a first compile's pages, until rendered
+        # every file this compile writes or removes, staged until it commits (staging.py)
+        self.files = Generation(out)
+        # page folders whose mtime to note once applied (bundle_watch); None: not signed
+        self.remember_folders: set[str] | None = None
         self._created: set[str] = set()  # pages that had no file before this compile
 
     def tiebreak_of(self, rule: str) -> str:
@@ -161,13 +167,17 @@ class _Compile:
         config = content_id(self.policy.digest, self.backend.digest, SCHEMA_VERSION, __version__,
                             self.manifest.model_dump(mode="json"))
         st.begin()
+        committed = False
         try:
+            crashed = self.pending_path.exists()
             dirty: set[str] = set(self._pending())
             if full or st.meta("config") != config:
                 full = True
                 dirty |= set(st.page_ids())
                 st.reset_inputs()
             self.report.full_rebuild = full
+            if full or crashed:  # temp files of a killed writer (older Folio) go now
+                sweep_temp_files(self.out)
             st.set_principals(self.directory.groups_by_user())
             st.set_meta("directory", self.directory.to_json())  # identities: compiler/directory.py
 
@@ -210,11 +220,19 @@ class _Compile:
             st.set_meta("config", config)
             st.set_meta("policy", self.policy.model_dump_json())
             st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
-            st.commit()
+            # the commit point of the new generation: journal and state in one transaction;
+            # then the journal is applied (staging.py)
+            with generation_lock(self.out, exclusive=True):
+                self.files.journal(st.db)
+                st.commit()
+                committed = True
+                apply_committed(self.out, st.db)
+            if self.remember_folders is not None:  # their mtimes as the moves left them
+                remember_folders(st, self.out, self.remember_folders)
         except BaseException:
-            st.rollback()
-            if self._staged is not None:
-                self._staged.discard()
+            if not committed:
+                st.rollback()
+                self.files.discard()
             raise
         finally:
             st.close()
@@ -234,6 +252,7 @@ class _Compile:
         st.set_meta("config", config)
         st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
         st.commit()
+        self.files.discard()
 
     # -- 1: scan ---------------------------------------------------------------------------
     def _scan(self) -> tuple[list[tuple], set[str]]:
@@ -299,7 +318,8 @@ class _Compile:
         # an edited file is parsed whole, but only its records whose content changed need
         # extracting: the workers skip the rest (a 1 % edit re-read ~60x more records)
         context = {"policy": self.policy, "backend": self.backend if in_workers else None,
-                   "stored": stored}
+                   "stored": stored,
+                   "max_record_text_bytes": self.settings.max_record_text_bytes}
         items = [(f.rel, data, f.source, self.manifest.tenant)
                  for f, data, _, _, _ in changed_files]
         # the pool pays off by records, not files; a file holds ~10 records on average
@@ -480,24 +500,15 @@ class _Compile:
         self.progress.phase("render", len(ids))
         signing = signing if signing is not None and signing.in_render else None
         context = {"tiebreak_of": self.tiebreak_of, "signing": signing}
-        # no page of this wiki has been written yet: see compiler/staging.py
-        if self.state.first_build:
-            self._staged = StagedPages(self.out, self.out / STATE_DIR / "stage")
         with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
             waves = ((wave, *self._page_jobs(wave, signing, run)) for wave in _waves(ids))
             for wave, listed, results in _one_ahead(waves):
                 self._store_pages(results, listed)
                 self.progress.advance(len(wave))
-        if self._staged is not None:
-            self._staged.publish()
-            self._staged = None
 
     def _write_page_file(self, rel: str, data: bytes) -> None:
-        if self._staged is not None:
-            self._staged.write(rel, data)
-        else:
-            write_atomic(self.out / rel, data)
+        self.files.write(rel, data)
 
     def _page_jobs(self, wave: list[str], signing: SigningPlan | None, run: Runner
                    ) -> tuple[dict[str, tuple[str, str, str]], Iterator[RenderedPage]]:
@@ -509,11 +520,12 @@ class _Compile:
         names = st.entity_names({s for subs in linking.values() for s in subs})
         jobs: list[PageJob] = []
         for eid in wave:
-            md_path, sc_path = self._page_paths(eid)
+            md_path, _ = self._page_paths(eid)
             if eid not in entities or eid not in claims:
-                if eid in previous or md_path.exists():
-                    remove_if_exists(md_path)
-                    remove_if_exists(sc_path)
+                md_rel, sc_rel = self._page_rels(eid)
+                if eid in previous or self.files.exists(md_rel):
+                    self.files.remove(md_rel)
+                    self.files.remove(sc_rel)
                     st.drop_page(eid)
                     report.pages_removed += 1
                     report.removed.append(eid)
@@ -524,7 +536,7 @@ class _Compile:
             if eid not in previous:
                 self._created.add(eid)
             sign = signing is not None and (
-                signing.resign_all or not (self.out / bundle_name(eid)).exists())
+                signing.resign_all or not self.files.exists(bundle_name(eid)))
             jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
                                 previous.get(eid), str(md_path),
                                 self._synthesis.get(eid), sign))
@@ -597,21 +609,21 @@ class _Compile:
     def _aggregate(self) -> None:
         st, r = self.state, self.report
         changed = bool(r.pages_written or r.pages_removed)
-        index_path = self.out / "index.md"
+        files = self.files
         # a full rebuild rewrites index.md too, so that it is never re-signed as found on disk
         index = None
-        if self._index_changed or r.pages_removed or r.full_rebuild or not index_path.exists():
+        if (self._index_changed or r.pages_removed or r.full_rebuild
+                or not files.exists("index.md")):
             index = assemble_index(st.index_lines()).encode("utf-8")
         elif self._index_edits:
-            index = self._patched_index(index_path)
+            index = self._patched_index()
         if index is not None:
-            write_atomic(index_path, index)
+            files.write("index.md", index)
             self._aggregates["index.md"] = sha256_hex(index)
             st.set_meta("index_sha256", self._aggregates["index.md"])
         schema = render_schema(self.policy).encode("utf-8")
-        schema_path = self.out / "SCHEMA.md"
-        if not schema_path.exists() or schema_path.read_bytes() != schema:
-            write_atomic(schema_path, schema)
+        if not files.exists("SCHEMA.md") or files.read_bytes("SCHEMA.md") != schema:
+            files.write("SCHEMA.md", schema)
         self._aggregates["SCHEMA.md"] = sha256_hex(schema)
         if changed or r.records_extracted or r.records_removed:
             created = sum(1 for p in r.written if p in self._created)
@@ -625,21 +637,20 @@ class _Compile:
                 + ([f"- … and {len(r.written) + len(r.removed) - 100} more"]
                    if len(r.written) + len(r.removed) > 100 else []))
             st.append_log(self.today, "compile", title, body)
-        log_path = self.out / "log.md"
         log = render_log(st.log_entries()).encode("utf-8")
-        if not log_path.exists() or log_path.read_bytes() != log:
-            write_atomic(log_path, log)
+        if not files.exists("log.md") or files.read_bytes("log.md") != log:
+            files.write("log.md", log)
         self._aggregates["log.md"] = sha256_hex(log)
         r.pages_total = st.page_count()
         r.claims_total = st.claim_total(recount=r.full_rebuild)
         r.conflicts_resolved, r.conflicts_open = st.conflict_counts()
 
-    def _patched_index(self, path: Path) -> bytes:
+    def _patched_index(self) -> bytes:
         """index.md with the lines of pages whose summary changed replaced in place, if the
         file is the one the last compile wrote and the edits are few; else re-assembled."""
         st = self.state
         if len(self._index_edits) <= _INDEX_PATCH_MAX:
-            data = path.read_bytes()
+            data = self.files.read_bytes("index.md")
             if sha256_hex(data) == st.meta("index_sha256"):
                 patched = patch_index(data, self._index_edits)
                 if patched is not None:
@@ -704,6 +715,7 @@ def compile_wiki(
         raise CompileError(str(exc)) from exc
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out / STATE_DIR):
+        recover(out)  # a generation committed by a compile killed before it was applied
         try:
             report = _Compile(src, out, settings, progress or Progress(), today).run(
                 full, extract_only)
@@ -714,7 +726,9 @@ def compile_wiki(
 
 
 def wiki_state(wiki: Path) -> State:
-    """Open a compiled wiki's state read-only (query, show, lint, export)."""
+    """Open a compiled wiki's state read-only (query, show, lint, export), after rolling a
+    committed generation forward (compiler/staging.py)."""
+    recover(wiki)
     return State(wiki / STATE_DIR / "state.db", readonly=True)
 
 

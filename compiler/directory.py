@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from . import safe_yaml
 from .models import Principal
 
 RESERVED_PREFIX = "folio:"  # groups the compiler itself writes (docs/permissions.md)
@@ -130,7 +131,7 @@ def load_directory(path: Path) -> Directory:
     if not path.exists():
         return Directory()
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise DirectoryError(f"{path}: cannot read: {exc}") from exc
     if not isinstance(raw, dict):

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .canonical import canonical_json, sha256_hex
 from .models import Authority, SourceRecord
+from . import safe_yaml
 
 
 class PolicyError(ValueError):
@@ -141,7 +142,7 @@ def load_policy(path: Path) -> AuthorityPolicy:
     if not path.exists():
         return AuthorityPolicy()
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise PolicyError(f"{path}: cannot read authority policy: {exc}") from exc
     try:

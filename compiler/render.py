@@ -1,6 +1,6 @@
 """Rendering: claims in, pages out. Pure and deterministic, so an incremental build and a clean
-rebuild produce the same bytes. Source text is escaped so it can never become wiki markup
-(links, tables) of its own."""
+rebuild produce the same bytes. Source text is made inert by :mod:`compiler.sanitize` (the one rule, used for every piece
+of source text rendered here), so it can never become markup (HTML, links, tables) of its own."""
 
 from __future__ import annotations
 
@@ -13,30 +13,27 @@ from datetime import datetime
 
 
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
+from .sanitize import inert, inert_inline, inert_value, is_page_id, link_target
 from .text import normalize_value
 
 _SUMMARY_CHARS = 160
 
 
 def escape(text: str) -> str:
-    """Source text as inert markdown: no wikilinks, no table breaks, one line."""
-    return _inline(text).strip()
-
-
-_SPACES = re.compile(r"\s+")
-_MARKUP = re.compile(r"[\\|]|\[\[|\]\]")
-_ESCAPED = {"\\": "\\\\", "|": "\\|", "[[": "\\[\\[", "]]": "\\]\\]"}
+    """Source text as inert markdown (one line): see :mod:`compiler.sanitize`, the one rule."""
+    return inert(text)
 
 
 def _inline(text: str) -> str:
     """Like :func:`escape` but keeps edge spaces, so linked fragments join up."""
-    text = _SPACES.sub(" ", text)
-    # most values hold no markup at all: one scan instead of four replaces
-    return _MARKUP.sub(lambda m: _ESCAPED[m.group()], text) if _MARKUP.search(text) else text
+    return inert_inline(text)
 
 
 def wikilink(target: str, shown: str, table: bool = False) -> str:
-    """Obsidian link; inside a table the alias bar must be escaped."""
+    """Obsidian link to a page id; inside a table the alias bar must be escaped. A target
+    that is not a page id renders as inert text."""
+    if not is_page_id(target):
+        return escape(shown or target)
     bar = "\\|" if table else "|"
     return f"[[{target}{bar}{escape(shown)}]]" if shown else f"[[{target}]]"
 
@@ -103,10 +100,20 @@ def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[Sour
     return "---\n" + _yaml_block(data, 0) + "---\n"
 
 
+# characters a YAML reader refuses (DEL, C1 controls, lone surrogates, non-characters) or reads
+# as a line break inside quotes (NEL, U+2028/2029); JSON leaves them raw, so they are written as
+# \u escapes, which YAML's double-quoted scalars read back as the same character
+_YAML_UNREADABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
 def _scalar(v: object) -> str:
     # JSON scalars are valid YAML flow scalars, and json is ~50x faster than a YAML emitter;
     # strings, most of them, go straight to the encoder json.dumps would call
-    return _encode_str(v) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    # every string of the front matter may hold source text: inert_value (compiler/sanitize.py)
+    out = _encode_str(inert_value(v)) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    if _YAML_UNREADABLE.search(out):
+        out = _YAML_UNREADABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+    return out
 
 
 def _yaml_block(data: Mapping[str, object], indent: int) -> str:
@@ -236,7 +243,8 @@ def render_page(
 
     lines += ["## Sources", "", "| | Record | Version | SHA-256 | Title |", "|---|---|---|---|---|"]
     for s in sources:
-        title = f"[{escape(s.title)}]({s.url})" if s.url else escape(s.title)
+        url = link_target(s.url)
+        title = f"[{escape(s.title)}]({url})" if url else escape(s.title)
         lines.append(f"| {sid[s.key]} | `{escape(s.key)}` | {escape(s.version)} | "
                      f"`{s.sha256[:16]}` | {title} |")
     lines.append("")
@@ -350,7 +358,7 @@ def render_log(entries: Iterable[tuple[str, str, str, str]]) -> str:
     """``log.md`` from the stored history: (day, op, title, body), oldest first."""
     lines = ["# Log", "", "Append-only history of compiles. Newest last.", ""]
     for day, op, title, body in entries:
-        lines += [f"## [{day}] {op} | {title}", ""]
+        lines += [f"## [{day}] {escape(op)} | {escape(title)}", ""]
         if body:
             lines += [body, ""]
     return "\n".join(lines)

@@ -11,6 +11,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from connectors.event_settings import EventSettings
 
+from . import safe_yaml
+
+DEFAULT_MAX_RECORD_TEXT_BYTES = 2 * 1024 * 1024
+
 
 def default_cache_dir() -> Path:
     """Where ``--wiki s3://…`` snapshots are materialised (one folder per store URL)."""
@@ -32,6 +36,19 @@ class FolioSettings(BaseSettings):
     max_file_bytes: int = Field(
         20 * 1024 * 1024, gt=0, description="input files larger than this are rejected unread"
     )
+    max_record_text_bytes: int = Field(
+        DEFAULT_MAX_RECORD_TEXT_BYTES, gt=0,
+        description="a record whose text (title, body and field values, UTF-8) is larger than "
+        "this is rejected with its file and record named (the rest of the file compiles)")
+    # YAML (front matter, sources/authority/directory/schema files, site configs): bounded
+    # before anything is built, see compiler/safe_yaml.py
+    yaml_max_depth: int = Field(safe_yaml.DEFAULT_MAX_DEPTH, ge=1, le=10_000, description="YAML nesting depth at most")
+    yaml_max_nodes: int = Field(
+        safe_yaml.DEFAULT_MAX_NODES, ge=1, description="YAML nodes a document may expand to, aliases expanded")
+    yaml_max_expanded_bytes: int = Field(
+        safe_yaml.DEFAULT_MAX_EXPANDED_BYTES, ge=1,
+        description="bytes of YAML scalars a document may expand to, aliases expanded")
+    yaml_max_aliases: int = Field(safe_yaml.DEFAULT_MAX_ALIASES, ge=0, description="YAML aliases per document at most")
     full_relink_ratio: float = Field(
         0.2, gt=0, le=1,
         description="above this share of records changed, relink everything instead of "

@@ -19,6 +19,7 @@ from .models import Claim, Entity, SourceRecord
 from .registry import Declaration, declaration_for
 from .render import render_page, sidecar_bytes
 from .resolve import resolve
+from .settings import DEFAULT_MAX_RECORD_TEXT_BYTES
 from .provenance.attest import page_payload
 from .provenance.statement import PAYLOAD_TYPE
 from .state import CLAIM_PROVENANCE
@@ -30,6 +31,15 @@ def fts_text(r: SourceRecord) -> str:
     parts += [str(v) for v in r.fields.values() if v is not None]
     parts += [ref.target_name for ref in r.references]
     return "\n".join(parts)
+
+
+def _oversized(text: str, limit: int) -> int:
+    """The UTF-8 size of ``text`` when it is above ``limit``, else 0 (the common case is
+    decided from the character count alone: UTF-8 takes at most 4 bytes per character)."""
+    if len(text) * 4 <= limit:
+        return 0
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > limit else 0
 
 
 class RecordRow(NamedTuple):
@@ -54,6 +64,7 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
     """One input file → its records (extracted when the backend runs in workers) and errors."""
     rel, data, source, tenant = item
     policy, backend, stored = CONTEXT["policy"], CONTEXT.get("backend"), CONTEXT.get("stored", {})
+    limit = CONTEXT.get("max_record_text_bytes", DEFAULT_MAX_RECORD_TEXT_BYTES)
     out: list[RecordRow | RecordError] = []
     for r in get_connector(source.system).parse(rel, data, source, tenant):
         if isinstance(r, RecordError):
@@ -62,13 +73,21 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
         if isinstance(r, ExtractedRecord):
             out.append(_extracted_row(r, rel))
             continue
+        text = fts_text(r)
+        too_big = _oversized(text, limit)
+        if too_big:
+            out.append(RecordError(
+                path=rel, record=r.id, field="text",
+                message=f"record text is {too_big:,} bytes, above FOLIO_MAX_RECORD_TEXT_BYTES "
+                        f"({limit:,}); not compiled"))
+            continue
         tier = policy.freshness_tier(r)
         out.append(RecordRow(
             key=r.key, id=r.id, sha256=r.sha256, version=r.version,
             file=r.origin.split("#")[0] if r.origin else "",
             declaration=declaration_for(r, policy.authority(r).rank),
             record_json=r.model_dump_json(exclude={"key", "sha256"}),
-            fts_text=fts_text(r), tier=tier.name, max_age_days=tier.max_age_days,
+            fts_text=text, tier=tier.name, max_age_days=tier.max_age_days,
             # unchanged records are not stored again, so they need no extraction
             extraction_json=(backend.extract(r).model_dump_json()
                              if backend and stored.get(r.key) != r.sha256 else None),

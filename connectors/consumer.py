@@ -133,7 +133,8 @@ class SiteConsumer:
         # per-key order is per-partition order; sorting by (partition, offset) keeps it
         for d in sorted(deliveries, key=lambda d: (d.topic, d.partition, d.offset)):
             try:
-                item = decode(d.message, claim_checks=self.claim_checks)
+                item = decode(d.message, claim_checks=self.claim_checks,
+                              max_body_bytes=self.settings.events.max_body_bytes)
                 if isinstance(item, ChangeEvent):
                     self.corpus.path_for(item.key)  # a key of another tenant is bad input too
                     times.append(item.time.timestamp())

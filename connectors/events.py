@@ -285,8 +285,12 @@ def _required(msg: WireMessage, name: str) -> str:
     return value
 
 
-def decode(msg: WireMessage, *, claim_checks: ClaimCheckStore | None = None) -> ChangeEvent | Tombstone:
-    """Validate one message; every broken invariant raises :class:`EventError` with why."""
+def decode(msg: WireMessage, *, claim_checks: ClaimCheckStore | None = None,
+           max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> ChangeEvent | Tombstone:
+    """Validate one message; every broken invariant raises :class:`EventError` with why.
+    A body above ``max_body_bytes`` (``FOLIO_EVENTS_MAX_BODY_BYTES``) is refused unread: a
+    producer sends such a record by claim check, so an inline one is either a broken producer
+    or an attempt to push a record past the limits the claim check enforces."""
     if msg.key is None:
         raise EventError("message has no key (expected the record key)")
     try:
@@ -297,6 +301,10 @@ def decode(msg: WireMessage, *, claim_checks: ClaimCheckStore | None = None) -> 
         raise EventError(f"message key {key!r} is not <tenant>/<system>/<instance>/<type>/<id>")
     if msg.value is None:
         return Tombstone(key=key)
+    if len(msg.value) > max_body_bytes:
+        raise EventError(f"inline body is {len(msg.value):,} bytes, above "
+                         f"FOLIO_EVENTS_MAX_BODY_BYTES ({max_body_bytes:,}): records that large "
+                         "travel by claim check; not compiled")
     if _required(msg, "ce_specversion") != SPECVERSION:
         raise EventError(f"ce_specversion {msg.header('ce_specversion')!r} is not {SPECVERSION}")
     attrs = {name: _required(msg, f"ce_{name}") for name in ("id", "source", "type", "subject", "time")}
@@ -307,6 +315,8 @@ def decode(msg: WireMessage, *, claim_checks: ClaimCheckStore | None = None) -> 
         doc = json.loads(msg.value)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise EventError(f"value is not JSON: {exc}") from None
+    except RecursionError:  # a few KiB of "[" nest past the interpreter's stack
+        raise EventError("value nests too deeply to be a change event") from None
     if not isinstance(doc, dict):
         raise EventError("value is not a JSON object (expected a Debezium-shaped envelope)")
     ref = doc.get("after_ref")
@@ -321,6 +331,8 @@ def decode(msg: WireMessage, *, claim_checks: ClaimCheckStore | None = None) -> 
             doc = {**doc, "after": json.loads(claim_checks.get(check))}
         except json.JSONDecodeError as exc:
             raise EventError(f"claim check {check.sha256} is not JSON: {exc}") from None
+        except RecursionError:
+            raise EventError(f"claim check {check.sha256} nests too deeply") from None
     claimed: dict[str, str] = {}
     for side in ("before", "after"):
         row = doc.get(side)

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from compiler import safe_yaml
 from compiler.models import SourceRecord
 
 from .base import CorpusManifest, RecordError, SourceConfig
@@ -42,7 +43,7 @@ def load_manifest(root: Path) -> CorpusManifest:
     if not path.is_file():
         raise ManifestError(f"{path}: missing corpus manifest (lists the sources to compile)")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
         return CorpusManifest.model_validate(raw)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ManifestError(f"{path}: cannot read: {exc}") from exc

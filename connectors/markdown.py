@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import yaml
 
+from compiler import safe_yaml
 from compiler.canonical import sha256_hex
 from compiler.models import Reference, Scalar, SourceRecord
 
@@ -56,10 +57,6 @@ class MarkdownConnector:
             yield result
 
 
-# libyaml's loader when the wheel has it: the same safe subset, ~10x faster than pure Python
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _split_frontmatter(text: str) -> tuple[dict[str, Any] | str, str]:
     """(frontmatter, body), or (reason, "") when the frontmatter is unusable."""
     if not text.startswith("---"):
@@ -70,7 +67,7 @@ def _split_frontmatter(text: str) -> tuple[dict[str, Any] | str, str]:
             return "frontmatter is opened with '---' but never closed", ""
         return {}, text  # a leading '----' rule or similar, not a fence
     try:
-        meta = yaml.load(match.group(1) or "", Loader=_SAFE_LOADER)  # noqa: S506 - a safe loader
+        meta = safe_yaml.load(match.group(1) or "")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark else ""

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from compiler import safe_yaml
 from compiler.claimset import SharePolicy
 
 
@@ -93,7 +94,7 @@ class Topology(BaseModel):
 def load_topology(path: Path) -> Topology:
     """Read and validate; relative paths are relative to the file's folder."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
         raise TopologyError(f"{path}: sites file not found") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

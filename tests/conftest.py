@@ -99,6 +99,17 @@ def prefect_harness(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
         yield
 
 
+@pytest.fixture(scope="session")
+def postgres():  # type: ignore[no-untyped-def]
+    """One PostgreSQL 15 cluster for the session (tests/prefect_server.py); each user of it
+    creates its own database."""
+    from prefect_server import Postgres
+
+    pg = Postgres().start()
+    yield pg
+    pg.stop()
+
+
 # -- real brokers (see tests/brokers.py) ---------------------------------------------------------
 
 @pytest.fixture(scope="session")
@@ -119,15 +130,13 @@ def noida(tmp_path: Path):
     broker.stop()
 
 
-# -- a real S3 API: moto's standalone server (tests/s3.py) ---------------------------------------
+# -- real S3 APIs (tests/s3.py): SeaweedFS for the store and pipelines, moto for faults ----------
 @pytest.fixture(scope="session")
-def moto():  # type: ignore[no-untyped-def]
-    from s3 import MotoServer, set_credentials
+def s3_credentials():  # type: ignore[no-untyped-def]
+    from s3 import set_credentials
 
     old = set_credentials()
-    server = MotoServer().start()
-    yield server
-    server.stop()
+    yield
     for k, v in old.items():
         if v is None:
             os.environ.pop(k, None)
@@ -135,11 +144,28 @@ def moto():  # type: ignore[no-untyped-def]
             os.environ[k] = v
 
 
+@pytest.fixture(scope="session")
+def seaweed(s3_credentials, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """One SeaweedFS (``weed mini``) for the whole session: tests use their own buckets."""
+    from s3 import SeaweedServer
+
+    server = SeaweedServer(tmp_path_factory.mktemp("seaweedfs") / "data").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def moto(s3_credentials):  # type: ignore[no-untyped-def]
+    from s3 import MotoServer
+
+    server = MotoServer().start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def s3env(moto, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """Every store URL in the test goes to moto; each test has its own cache folder."""
-    monkeypatch.setenv("FOLIO_S3_ENDPOINT_URL", moto.url)
+def s3env(seaweed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Every store URL in the test goes to SeaweedFS; each test has its own cache folder."""
+    monkeypatch.setenv("FOLIO_S3_ENDPOINT_URL", seaweed.url)
     monkeypatch.setenv("FOLIO_CACHE_DIR", str(tmp_path / "cache"))
-    return moto
-
-
+    return seaweed

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import compiler.build as build
 from compiler.build import compile_wiki
 from compiler.provenance.reproducible import reproducible_files
 from compiler.cli import EXIT_REJECTED, app
@@ -241,20 +240,22 @@ def test_crash_mid_compile_leaves_a_consistent_wiki(acme_copy: Path, tmp_path: P
     compile_wiki(acme_copy, wiki, today=TODAY)
     _change(acme_copy)
 
-    real = build.write_atomic
+    from compiler.staging import Generation
+
+    real = Generation.write
     calls = {"n": 0}
 
-    def flaky(path: Path, data: bytes, durable: bool = False) -> None:
+    def flaky(self, rel: str, data: bytes) -> None:  # noqa: ANN001
         if calls["n"] >= after_calls:
-            raise Boom(f"simulated crash writing {path}")
+            raise Boom(f"simulated crash writing {rel}")
         calls["n"] += 1
-        real(path, data, durable)
+        real(self, rel, data)
 
-    monkeypatch.setattr(build, "write_atomic", flaky)
+    monkeypatch.setattr(Generation, "write", flaky)
     with pytest.raises(Boom):
         compile_wiki(acme_copy, wiki, today=TODAY)
     assert calls["n"] == after_calls
-    monkeypatch.setattr(build, "write_atomic", real)
+    monkeypatch.setattr(Generation, "write", real)
 
     report = compile_wiki(acme_copy, wiki, today=TODAY)
     assert report.rejected == 0

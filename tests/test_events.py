@@ -89,7 +89,7 @@ def test_large_bodies_go_by_claim_check(tmp_path: Path) -> None:
 def test_claim_checks_in_s3_reach_a_consumer_in_another_process(
         s3env, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """Connector pods and site workers share no disk: FOLIO_EVENTS_CLAIM_CHECK_STORE=s3://… puts
-    large bodies in the object store they both reach (moto's S3 server here)."""
+    large bodies in the object store they both reach (SeaweedFS here)."""
     import boto3
 
     from compiler.settings import FolioSettings

@@ -248,7 +248,8 @@ def test_first_compile_that_fails_leaves_no_state_and_reruns_whole(tmp_path: Pat
     monkeypatch.setattr(build._Compile, "_aggregate", crash)
     with pytest.raises(RuntimeError, match="killed"):
         compile_wiki(corpus, wiki, today="2026-11-21")
-    assert any(wiki.rglob("*.md")), "pages were written before the failure"
+    # pages were rendered, but into the stage of a generation that never committed
+    assert not any(wiki.rglob("*.md")), "no page of an uncommitted compile is visible"
     assert sorted(p.name for p in (wiki / ".folio").iterdir()) == ["lock", "pending.json"]
     monkeypatch.setattr(build._Compile, "_aggregate", real)
     (wiki / ".folio" / "state.db.new").write_bytes(b"half a database")  # as a kill leaves it
@@ -408,28 +409,29 @@ def test_bulk_loaded_claims_get_their_indexes_back(tmp_path: Path) -> None:
 def test_first_compile_stages_pages_and_shows_none_until_all_are_written(
         tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
     """A first compile creates its page files in ``.folio/stage`` and moves them in once all
-    are rendered: a failure while rendering leaves no page in the wiki and no stage; a page
+    are rendered: a failure before its commit leaves no page in the wiki and no stage; a page
     folder that already exists (pages without a state) is filled file by file."""
-    from compiler.staging import StagedPages
+    from compiler.staging import Generation
 
     corpus = tmp_path / "corpus"
     shutil.copytree(ACME, corpus)
     wiki = tmp_path / "wiki"
     seen_in_stage: list[str] = []
-    real_publish = StagedPages.publish
+    real_journal = Generation.journal
 
-    def fail(self) -> None:  # noqa: ANN001
+    def fail(self, db) -> None:  # noqa: ANN001
         seen_in_stage.extend(str(p.relative_to(self.stage)) for p in self.stage.rglob("*.md"))
         raise RuntimeError("killed before the pages were moved in")
 
-    monkeypatch.setattr(StagedPages, "publish", fail)
+    monkeypatch.setattr(Generation, "journal", fail)
     with pytest.raises(RuntimeError, match="killed"):
         compile_wiki(corpus, wiki, today="2026-11-21")
     assert "policy/return-policy.md" in seen_in_stage
     assert [p for p in wiki.rglob("*") if ".folio" not in p.parts] == []
-    assert sorted(p.name for p in (wiki / ".folio").iterdir()) == ["lock", "pending.json"]
+    assert sorted(p.name for p in (wiki / ".folio").iterdir()) == [
+        "generation.lock", "lock", "pending.json"]
 
-    monkeypatch.setattr(StagedPages, "publish", real_publish)
+    monkeypatch.setattr(Generation, "journal", real_journal)
     (wiki / "policy").mkdir()
     (wiki / "policy" / "return-policy.md").write_text("stale page of a lost state\n")
     (wiki / "policy" / "notes.md").write_text("a file of the user's\n")

@@ -1,5 +1,5 @@
-"""End to end on real parts: Tansu (Kafka API), moto's S3 server, a real ``prefect server`` with
-process workers, the deployments from ``folio pipeline deployments`` applied by ``prefect
+"""End to end on real parts: Tansu (Kafka API), SeaweedFS (S3), a real ``prefect server`` on
+PostgreSQL 15 with process workers, the deployments from ``folio pipeline deployments`` applied by ``prefect
 deploy``, and one ``folio pipeline bridge`` per site.
 
 Change events go onto Kafka; the bridges turn them into runs of the site deployments; each site
@@ -116,12 +116,15 @@ def acme_records() -> dict[str, list[SourceRecord]]:
     return by_system
 
 
+PREFECT_DB = "prefect_e2e"
+
+
 @pytest.fixture(scope="module")
-def stack(tansu, moto, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def stack(tansu, seaweed, postgres, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("e2e")
-    boto3.client("s3", endpoint_url=moto.url, region_name="us-east-1").create_bucket(Bucket=BUCKET)
-    server = PrefectServer(root / "prefect").start()
-    st = Stack(root, server, tansu.bootstrap, fresh("e2e"), moto.url)
+    boto3.client("s3", endpoint_url=seaweed.url, region_name="us-east-1").create_bucket(Bucket=BUCKET)
+    server = PrefectServer(root / "prefect", postgres.create_database(PREFECT_DB)).start()
+    st = Stack(root, server, tansu.bootstrap, fresh("e2e"), seaweed.url)
     try:
         write_topology(root, [site_entry(name, systems=sorted(set(systems.values())))
                               for name, systems in SITES.items()], st.store_url)
@@ -154,7 +157,8 @@ def stack(tansu, moto, tmp_path_factory: pytest.TempPathFactory):  # type: ignor
         server.stop()
 
 
-def test_events_at_two_sites_reach_a_signed_central_index_on_s3(stack: Stack, tmp_path: Path):
+def test_events_at_two_sites_reach_a_signed_central_index_on_s3(stack: Stack, postgres,  # type: ignore[no-untyped-def]
+                                                               tmp_path: Path):
     from prefect.client.orchestration import SyncPrefectClient
 
     with SyncPrefectClient(stack.server.api_url) as client:
@@ -186,6 +190,9 @@ def test_events_at_two_sites_reach_a_signed_central_index_on_s3(stack: Stack, tm
     site_runs = [r for r in runs if r.deployment_id == deployments["emea"].id]
     assert site_runs and all(r.parameters["drain"] for r in site_runs)
     assert any(r.deployment_id == deployments["central"].id for r in runs)
+    # the server keeps its runs in PostgreSQL, not in a SQLite file
+    assert int(postgres.query(PREFECT_DB, "select count(*) from flow_run")) == len(runs)
+    assert not list(stack.server.home.rglob("*.db"))
 
     # what arrived at the centre is what one compile of all sources gives, signed
     wiki, _ = materialize(stack.store(), settings)
@@ -274,17 +281,17 @@ def _published(stack: Stack, url: str, cache: Path) -> Path:
 
 
 def test_a_killed_aggregation_rerun_publishes_what_an_uninterrupted_run_does(
-        stack: Stack, moto, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+        stack: Stack, seaweed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     ref = make_topology(tmp_path / "ref", store=f"s3://{BUCKET}/ref")
     crash = make_topology(tmp_path / "crash", store=f"s3://{BUCKET}/crash")
     for config in (ref, crash):
-        _ship_sites(config, moto.url)
-    assert _aggregate(stack, ref, moto.url).wait(300) == 0, (ref.parent / "aggregate.log").read_text()
-    crash_store = open_store(f"s3://{BUCKET}/crash", FolioSettings(s3_endpoint_url=moto.url))
+        _ship_sites(config, seaweed.url)
+    assert _aggregate(stack, ref, seaweed.url).wait(300) == 0, (ref.parent / "aggregate.log").read_text()
+    crash_store = open_store(f"s3://{BUCKET}/crash", FolioSettings(s3_endpoint_url=seaweed.url))
 
     # 1. SIGKILL mid-compile: as soon as the first page file of the central wiki appears
     wiki = tmp_path / "crash" / "central" / "wiki"
-    proc = _aggregate(stack, crash, moto.url)
+    proc = _aggregate(stack, crash, seaweed.url)
     deadline = time.monotonic() + 300
     while proc.poll() is None and not any(wiki.glob("*/*.md")):
         assert time.monotonic() < deadline, "the aggregation never started writing pages"
@@ -294,7 +301,7 @@ def test_a_killed_aggregation_rerun_publishes_what_an_uninterrupted_run_does(
     assert read_head(crash_store) is None
 
     # 2. SIGKILL mid-publish: the proxy holds every S3 upload after the fifth
-    with FaultProxy(moto.port, hold_after_puts=5) as proxy:
+    with FaultProxy(seaweed.port, hold_after_puts=5) as proxy:
         proc = _aggregate(stack, crash, proxy.url)
         assert proxy.held.wait(300), "the publish never started"
         proc.kill()
@@ -303,7 +310,7 @@ def test_a_killed_aggregation_rerun_publishes_what_an_uninterrupted_run_does(
     assert read_head(crash_store) is None  # objects went up, HEAD never did
 
     # 3. the rerun, through an S3 that answers its first requests with 500s
-    with FaultProxy(moto.port, fail_first=3) as proxy:
+    with FaultProxy(seaweed.port, fail_first=3) as proxy:
         assert _aggregate(stack, crash, proxy.url).wait(300) == 0, \
             (crash.parent / "aggregate.log").read_text()[-3000:]
         assert proxy.failed == 3

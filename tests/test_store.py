@@ -1,15 +1,18 @@
-"""The central index store (docs/central-index.md) against a real S3 API: moto's standalone
-server over HTTP, with a fault-injecting proxy for 500s and killed publishes."""
+"""The central index store (docs/central-index.md) against a real S3 server: SeaweedFS
+(``weed mini``, SigV4-checked) over HTTP, with a fault-injecting proxy in front of it for 500s
+and killed publishes. moto's server appears only as a second implementation of the conditional
+writes and as the server a proxy makes ignore them (which SeaweedFS's signature check would
+refuse)."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import uuid
 from pathlib import Path
 
@@ -20,26 +23,27 @@ from typer.testing import CliRunner
 from compiler.build import compile_wiki
 from compiler.cli import app
 from compiler.settings import FolioSettings
-from compiler.store import LostUpdate, open_store
+from compiler.store import LostUpdate, StoreError, open_store
 from compiler.store.layout import HEAD_KEY, Head, Tree, blob_key, tree_key
 from compiler.store.materialize import materialize
 from compiler.store.publish import commit, publish_wiki, stage
+from compiler.store.s3 import PROBE_KEY, S3Store
 from conftest import ACME, TODAY, flat
-from s3 import CREDENTIALS, FaultProxy, MotoServer, set_credentials
+from s3 import CREDENTIALS, FaultProxy, MotoServer, SeaweedServer
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "What is the return window for Enterprise customers?"
 PAGE = "policy/return-policy.md"
 
 
-def new_bucket(moto: MotoServer) -> str:
+def new_bucket(server: SeaweedServer | MotoServer) -> str:
     name = f"folio-{uuid.uuid4().hex[:12]}"
-    _client(moto).create_bucket(Bucket=name)
+    _client(server).create_bucket(Bucket=name)
     return name
 
 
-def _client(moto: MotoServer):  # noqa: ANN202
-    return boto3.client("s3", endpoint_url=moto.url, region_name="us-east-1")
+def _client(server: SeaweedServer | MotoServer):  # noqa: ANN202
+    return boto3.client("s3", endpoint_url=server.url, region_name="us-east-1")
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +89,7 @@ def _run(*args: str) -> tuple[int, str]:
 # -- publish and read back ------------------------------------------------------------------
 
 
-def test_publish_then_verify_and_query_over_s3(s3env: MotoServer, acme_wiki: Path) -> None:
+def test_publish_then_verify_and_query_over_s3(s3env: SeaweedServer, acme_wiki: Path) -> None:
     url = f"s3://{new_bucket(s3env)}/sites/emea"
     code, text = _run("publish", "--wiki", str(acme_wiki), "--to", url, "-q")
     assert code == 0, text
@@ -114,7 +118,7 @@ def test_publish_then_verify_and_query_over_s3(s3env: MotoServer, acme_wiki: Pat
     assert "1 error," in text
 
 
-def test_state_snapshot_is_consistent_and_standalone(s3env: MotoServer, acme_wiki: Path,
+def test_state_snapshot_is_consistent_and_standalone(s3env: SeaweedServer, acme_wiki: Path,
                                                      tmp_path: Path) -> None:
     import sqlite3
 
@@ -126,7 +130,7 @@ def test_state_snapshot_is_consistent_and_standalone(s3env: MotoServer, acme_wik
     assert db.execute("PRAGMA journal_mode").fetchone() == ("delete",)
 
 
-def test_republish_uploads_only_changed_blobs(s3env: MotoServer,
+def test_republish_uploads_only_changed_blobs(s3env: SeaweedServer,
                                               two_wikis: tuple[Path, Path]) -> None:
     a, b = two_wikis
     store = open_store(f"s3://{new_bucket(s3env)}/acme")
@@ -148,7 +152,7 @@ def test_republish_uploads_only_changed_blobs(s3env: MotoServer,
         (b / p).stat().st_size for p, d in db.items() if d in changed)
 
 
-def test_reader_cache_downloads_only_changed_files(s3env: MotoServer,
+def test_reader_cache_downloads_only_changed_files(s3env: SeaweedServer,
                                                    two_wikis: tuple[Path, Path]) -> None:
     a, b = two_wikis
     store = open_store(f"s3://{new_bucket(s3env)}/acme")
@@ -171,7 +175,7 @@ def test_reader_cache_downloads_only_changed_files(s3env: MotoServer,
 # -- integrity ------------------------------------------------------------------------------
 
 
-def _tamper(s3env: MotoServer, url: str, wiki: Path) -> tuple[str, str, bytes]:
+def _tamper(s3env: SeaweedServer, url: str, wiki: Path) -> tuple[str, str, bytes]:
     bucket, prefix = url[5:].split("/", 1)
     digest = _local_digests(wiki)[PAGE]
     bad = (wiki / PAGE).read_bytes().replace(b"60 days", b"90 days")
@@ -179,7 +183,7 @@ def _tamper(s3env: MotoServer, url: str, wiki: Path) -> tuple[str, str, bytes]:
     return bucket, f"{prefix}/{blob_key(digest)}", bad
 
 
-def test_tampered_blob_is_refused_naming_key_and_page(s3env: MotoServer,
+def test_tampered_blob_is_refused_naming_key_and_page(s3env: SeaweedServer,
                                                       acme_wiki: Path) -> None:
     url = f"s3://{new_bucket(s3env)}/acme"
     publish_wiki(acme_wiki, open_store(url))
@@ -190,7 +194,7 @@ def test_tampered_blob_is_refused_naming_key_and_page(s3env: MotoServer,
     assert key in text and PAGE in text and "does not match its sha256" in text
 
 
-def test_tampered_blob_with_rewritten_tree_fails_signature_check(s3env: MotoServer,
+def test_tampered_blob_with_rewritten_tree_fails_signature_check(s3env: SeaweedServer,
                                                                  acme_wiki: Path) -> None:
     """Someone with write access re-points the tree and HEAD at forged bytes: the digests
     agree, but the signed DBOM and index root do not."""
@@ -215,7 +219,7 @@ def test_tampered_blob_with_rewritten_tree_fails_signature_check(s3env: MotoServ
 # -- ordering and concurrency ----------------------------------------------------------------
 
 
-def test_lost_update_is_refused(s3env: MotoServer, two_wikis: tuple[Path, Path]) -> None:
+def test_lost_update_is_refused(s3env: SeaweedServer, two_wikis: tuple[Path, Path]) -> None:
     a, b = two_wikis
     store = open_store(f"s3://{new_bucket(s3env)}/acme")
     first, second = stage(a, store), stage(b, store)  # both start from "nothing published"
@@ -256,7 +260,7 @@ def _publish_proc(wiki: Path, url: str, endpoint: str, tmp: Path) -> subprocess.
 
 
 def test_killed_publish_leaves_previous_head_and_rerun_completes(
-        s3env: MotoServer, two_wikis: tuple[Path, Path], tmp_path: Path) -> None:
+        s3env: SeaweedServer, two_wikis: tuple[Path, Path], tmp_path: Path) -> None:
     a, b = two_wikis
     url = f"s3://{new_bucket(s3env)}/acme"
     store = open_store(url)
@@ -284,7 +288,7 @@ def test_killed_publish_leaves_previous_head_and_rerun_completes(
     assert code == 0, text
 
 
-def test_killed_first_publish_leaves_no_head(s3env: MotoServer, acme_wiki: Path,
+def test_killed_first_publish_leaves_no_head(s3env: SeaweedServer, acme_wiki: Path,
                                              tmp_path: Path) -> None:
     url = f"s3://{new_bucket(s3env)}/acme"
     store = open_store(url)
@@ -302,10 +306,103 @@ def test_killed_first_publish_leaves_no_head(s3env: MotoServer, acme_wiki: Path,
     assert publish_wiki(acme_wiki, clean).tree == rerun.tree
 
 
+# -- conditional writes of HEAD.json on each server -----------------------------------------
+
+@pytest.fixture(params=["seaweedfs", "moto"])
+def cond_server(request: pytest.FixtureRequest, tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    server = request.getfixturevalue("seaweed" if request.param == "seaweedfs" else "moto")
+    monkeypatch.setenv("FOLIO_S3_ENDPOINT_URL", server.url)
+    monkeypatch.setenv("FOLIO_CACHE_DIR", str(tmp_path / "cache"))
+    return server
+
+
+def test_conditional_writes_of_head(cond_server) -> None:  # type: ignore[no-untyped-def]
+    """The two conditions publish relies on, on the wire: create-if-absent and
+    replace-if-unchanged, each refused once the object moved."""
+    store = open_store(f"s3://{new_bucket(cond_server)}/acme")
+    assert isinstance(store, S3Store)
+    first = store.put_if(HEAD_KEY, b"generation 1", None)
+    with pytest.raises(LostUpdate, match="expected no object"):
+        store.put_if(HEAD_KEY, b"someone else's generation 1", None)
+    second = store.put_if(HEAD_KEY, b"generation 2", first)
+    assert second != first
+    with pytest.raises(LostUpdate, match="changed since it was read"):
+        store.put_if(HEAD_KEY, b"generation 2 from a stale read", first)
+    assert store.get(HEAD_KEY) == b"generation 2"
+    # the check ran once, before the first conditional write, and left only its probe
+    assert sorted(store.list("")) == [HEAD_KEY, PROBE_KEY]
+
+
+def test_racing_publishers_one_wins(cond_server) -> None:  # type: ignore[no-untyped-def]
+    """Eight writers replace the same HEAD version at once: the server lets exactly one in."""
+    url = f"s3://{new_bucket(cond_server)}/acme"
+    base = open_store(url).put_if(HEAD_KEY, b"base", None)
+    stores = [open_store(url) for _ in range(8)]
+    for s in stores:  # each store checks the server once; not part of the race
+        s.check_conditional_writes()
+    start = threading.Barrier(len(stores))
+    won: list[int] = []
+    lost: list[int] = []
+
+    def write(i: int) -> None:
+        start.wait()
+        try:
+            stores[i].put_if(HEAD_KEY, f"writer {i}".encode(), base)
+            won.append(i)
+        except LostUpdate:
+            lost.append(i)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(stores))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    assert len(won) == 1 and len(lost) == len(stores) - 1
+    assert open_store(url).get(HEAD_KEY) == f"writer {won[0]}".encode()
+
+
+@pytest.mark.parametrize("ignored", [("If-None-Match",), ("If-Match",),
+                                     ("If-None-Match", "If-Match")])
+def test_a_server_that_ignores_conditions_is_refused_before_head_moves(
+        moto: MotoServer, acme_wiki: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ignored: tuple[str, ...]) -> None:
+    """A proxy drops the condition headers, so the server accepts PUTs that had to fail: the
+    store's check finds out and publish stops before it writes HEAD.json."""
+    monkeypatch.setenv("FOLIO_CACHE_DIR", str(tmp_path / "cache"))
+    url = f"s3://{new_bucket(moto)}/acme"
+    with FaultProxy(moto.port, strip_headers=frozenset(ignored)) as proxy:
+        settings = _settings(s3_endpoint_url=proxy.url)
+        with pytest.raises(StoreError) as err:
+            publish_wiki(acme_wiki, open_store(url, settings), settings)
+    text = str(err.value)
+    assert f"{url}: the S3 server at {proxy.url} ignores" in text
+    for header in ignored:
+        assert header in text
+    for header in {"If-None-Match", "If-Match"} - set(ignored):
+        assert f"ignores {header}" not in text and f"and {header}" not in text
+    assert PROBE_KEY in text
+    assert not open_store(url, _settings(s3_endpoint_url=moto.url)).exists(HEAD_KEY)
+
+
+def test_a_server_without_conditional_writes_is_named(seaweed: SeaweedServer, acme_wiki: Path,
+                                                      tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """501 NotImplemented for a conditional PUT (servers that predate them): a clear refusal."""
+    monkeypatch.setenv("FOLIO_CACHE_DIR", str(tmp_path / "cache"))
+    url = f"s3://{new_bucket(seaweed)}/acme"
+    with FaultProxy(seaweed.port, reject_headers=frozenset({"If-Match"})) as proxy:
+        settings = _settings(s3_endpoint_url=proxy.url, s3_max_attempts=1)
+        with pytest.raises(StoreError, match=r"does not implement conditional writes "
+                                             r"\(If-Match: NotImplemented\)"):
+            publish_wiki(acme_wiki, open_store(url, settings), settings)
+    assert not open_store(url, _settings(s3_endpoint_url=seaweed.url)).exists(HEAD_KEY)
+
+
 # -- transient failures ----------------------------------------------------------------------
 
 
-def test_transient_500s_are_retried(s3env: MotoServer, acme_wiki: Path) -> None:
+def test_transient_500s_are_retried(s3env: SeaweedServer, acme_wiki: Path) -> None:
     url = f"s3://{new_bucket(s3env)}/acme"
     # botocore's backoff doubles per retry (with jitter): two failures keep the test quick
     with FaultProxy(s3env.port, fail_first=2) as proxy:
@@ -320,7 +417,7 @@ def test_transient_500s_are_retried(s3env: MotoServer, acme_wiki: Path) -> None:
     assert _local_digests(wiki) == _local_digests(acme_wiki)
 
 
-def test_persistent_500s_fail_naming_the_key_and_keep_head(s3env: MotoServer,
+def test_persistent_500s_fail_naming_the_key_and_keep_head(s3env: SeaweedServer,
                                                            acme_wiki: Path) -> None:
     from compiler.store import StoreError
 
@@ -336,7 +433,7 @@ def test_persistent_500s_fail_naming_the_key_and_keep_head(s3env: MotoServer,
 # -- folder store and answers ----------------------------------------------------------------
 
 
-def test_local_folder_store_matches_s3(s3env: MotoServer, acme_wiki: Path,
+def test_local_folder_store_matches_s3(s3env: SeaweedServer, acme_wiki: Path,
                                        tmp_path: Path) -> None:
     url = f"s3://{new_bucket(s3env)}/acme"
     folder = tmp_path / "central"
@@ -344,7 +441,9 @@ def test_local_folder_store_matches_s3(s3env: MotoServer, acme_wiki: Path,
     assert code == 0, text
     remote = publish_wiki(acme_wiki, open_store(url))
     assert _head(open_store(str(folder))).tree == remote.tree
-    assert sorted(open_store(str(folder)).list("")) == sorted(open_store(url).list(""))
+    # the S3 store also holds the probe of its conditional-write check; a folder needs none
+    assert sorted(open_store(str(folder)).list("")) == sorted(
+        k for k in open_store(url).list("") if k != PROBE_KEY)
     code, via_s3 = _run("query", QUESTION, "--wiki", url)
     code2, via_folder = _run("query", QUESTION, "--wiki", f"file://{folder}")
     assert code == code2 == 0 and via_s3 == via_folder
@@ -352,7 +451,7 @@ def test_local_folder_store_matches_s3(s3env: MotoServer, acme_wiki: Path,
     assert code == 0, text
 
 
-def test_attested_answer_is_audited_from_the_store(s3env: MotoServer, acme_wiki: Path,
+def test_attested_answer_is_audited_from_the_store(s3env: SeaweedServer, acme_wiki: Path,
                                                    tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     url = f"s3://{new_bucket(s3env)}/acme"
@@ -382,7 +481,7 @@ def test_store_url_errors_are_clear() -> None:
     assert code == 1 and "no bucket" in text
 
 
-def test_interrupted_sync_is_not_trusted(s3env: MotoServer, two_wikis: tuple[Path, Path]) -> None:
+def test_interrupted_sync_is_not_trusted(s3env: SeaweedServer, two_wikis: tuple[Path, Path]) -> None:
     """A sync that stops half-way (here: a bad blob) leaves no marker, so the next one re-checks
     every file rather than taking the half-updated cache for generation 2."""
     from compiler.store import BlobCorrupt

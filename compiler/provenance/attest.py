@@ -26,12 +26,12 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..atomic import remove_if_exists, write_atomic
+from ..atomic import remove_if_exists
 from ..canonical import sha256_hex
 from ..models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict
 from ..settings import FolioSettings
 from . import ledger
-from .bundle_watch import forget_folders, missing_bundles, remember_folders
+from .bundle_watch import forget_folders, missing_bundles
 from .index_root import bucket_of, bundle_name
 from .root_update import update_root
 from .signers import LocalKeySigner, Signer, SigningError, SigstoreSigner
@@ -112,7 +112,7 @@ def _sign_one(job: _Job, eid: str) -> tuple[str, str | None]:
     """Sign and write one page's bundle: (page id, bundle sha256, or None if not signed)."""
     c = job.c
     path, sha, _ = job.pages[eid]
-    page_bytes = (c.out / path).read_bytes()
+    page_bytes = c.files.read_bytes(path)
     if sha256_hex(page_bytes) != sha:
         # the file on disk is not what this compile rendered: never sign it; verify reports it
         log.error("%s: page bytes differ from the compiled page; not signed", path)
@@ -122,7 +122,7 @@ def _sign_one(job: _Job, eid: str) -> tuple[str, str | None]:
                                    job.conflicts.get(eid, ()), None, usage=job.usage,
                                    encoded=job.encoded, page_sha256=sha)
     bundle = job.signer.sign_bundle(payload, PAYLOAD_TYPE)
-    write_atomic(c.out / bundle_name(eid), bundle)
+    c.files.write(bundle_name(eid), bundle)  # staged; a forked worker's the parent notes
     return eid, sha256_hex(bundle)
 
 
@@ -252,7 +252,7 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
     st, out, signer = c.state, c.out, plan.signer
     removed = set(c.report.removed)
     for eid in removed:
-        remove_if_exists(out / bundle_name(eid))
+        c.files.remove(bundle_name(eid))
     remove_if_exists(out / ".folio" / _OLD_LEAVES)  # memory of the unsharded root (format 3)
 
     if plan.resign_all:
@@ -274,6 +274,8 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
         c.progress.phase("sign", len(ordered))
         for eid, digest in _sign_all(job, ordered):
             digests[eid] = digest
+            if digest is not None and bundle_name(eid) not in c.files.written:
+                c.files.note(bundle_name(eid))  # staged by a forked worker
             c.progress.advance()
     # a written page whose signing was refused keeps its page and sidecar in the root, without
     # a bundle (verify reports it as unsigned)
@@ -283,9 +285,9 @@ def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
     ledger.put_bundles(st, ((eid, bucket[eid], d or "") for eid, d in digests.items()))
     ledger.drop_pages(st, removed)
     touched = set(bucket.values())
-    remember_folders(st, out, {eid.partition("/")[0] for eid in digests.keys() | removed
-                               | all_pages})
-    res = update_root(st, out, signer, plan.build, c.report.pages_total, touched, aggregates,
+    # their mtimes are noted once the generation is applied (build.py)
+    c.remember_folders = {eid.partition("/")[0] for eid in digests.keys() | removed | all_pages}
+    res = update_root(st, c.files, signer, plan.build, c.report.pages_total, touched, aggregates,
                       rebuild=plan.resign_all)
     log.info("signed %d page DBOMs (%d while rendering); index root over %d files: %d buckets "
              "written, %d removed, root %s, as %s", len(ordered) + len(signed), len(signed),

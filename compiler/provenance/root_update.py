@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import remove_if_exists, write_atomic
 from ..canonical import sha256_hex
 from . import ledger
 from .index_root import (
@@ -23,6 +22,7 @@ from .signers import Signer
 from .statement import PAYLOAD_TYPE, BuildContext, statement_bytes
 
 if TYPE_CHECKING:
+    from ..staging import Generation
     from ..state import State
 
 
@@ -35,13 +35,14 @@ class RootUpdate:
 
 
 def _buckets_on_disk(out: Path) -> set[str]:
+    """Buckets of the current generation (what this compile staged is not there yet)."""
     try:
         return {e.name[:-5] for e in os.scandir(out / BUCKET_DIR) if e.name.endswith(".json")}
     except FileNotFoundError:
         return set()
 
 
-def update_root(st: State, out: Path, signer: Signer, build: BuildContext, pages: int,
+def update_root(st: State, gen: Generation, signer: Signer, build: BuildContext, pages: int,
                 touched: Iterable[str], aggregates: Mapping[str, str], rebuild: bool
                 ) -> RootUpdate:
     """Rewrite the buckets in ``touched`` (every bucket when ``rebuild``), record the aggregate
@@ -49,7 +50,7 @@ def update_root(st: State, out: Path, signer: Signer, build: BuildContext, pages
     when the ledger has none), and sign the root if anything it pins changed."""
     res = RootUpdate()
     stored = ledger.subjects(st)
-    on_disk = _buckets_on_disk(out)
+    on_disk = _buckets_on_disk(gen.wiki)
     wanted = set(touched)
     if rebuild:
         wanted = {f"{i:02x}" for i in range(BUCKETS)}
@@ -62,7 +63,7 @@ def update_root(st: State, out: Path, signer: Signer, build: BuildContext, pages
         files = ledger.bucket_members(st, bucket)
         if not files:
             if name in stored or bucket in on_disk:
-                remove_if_exists(out / name)
+                gen.remove(name)
                 ledger.drop_subject(st, name)
                 res.buckets_removed += 1
                 changed = True
@@ -72,32 +73,31 @@ def update_root(st: State, out: Path, signer: Signer, build: BuildContext, pages
         # the file is compared too: a compile that crashed before its state committed may
         # have left a bucket the rolled-back ledger does not describe
         if (stored.get(name) != (sha, len(files)) or bucket not in on_disk
-                or sha256_hex((out / name).read_bytes()) != sha):
-            write_atomic(out / name, data)
+                or sha256_hex(gen.read_bytes(name)) != sha):
+            gen.write(name, data)
             ledger.put_subject(st, name, sha, len(files))
             res.buckets_written += 1
             changed = True
     if rebuild:  # leftovers of another bucketing or of a tampered folder
         for bucket in on_disk - wanted:
-            remove_if_exists(out / bucket_file(bucket))
+            gen.remove(bucket_file(bucket))
     for name in AGGREGATE_FILES:
-        path = out / name
         sha = aggregates.get(name)
         if sha is None:
             if name in stored and not rebuild:
                 continue
-            if not path.exists():
+            if not gen.exists(name):
                 continue
-            sha = sha256_hex(path.read_bytes())
+            sha = sha256_hex(gen.read_bytes(name))
         if stored.get(name) != (sha, 1):
             ledger.put_subject(st, name, sha, 1)
             changed = True
     subjects = ledger.subjects(st)
     res.files = sum(n for _, n in subjects.values())
-    if changed or not (out / ROOT_FILE).exists():
+    if changed or not gen.exists(ROOT_FILE):
         stmt = index_statement({k: v[0] for k, v in subjects.items()}, pages, res.files,
                                build.run_details().builder, build.invocation_id,
                                build.finished_on)
-        write_atomic(out / ROOT_FILE, signer.sign_bundle(statement_bytes(stmt), PAYLOAD_TYPE))
+        gen.write(ROOT_FILE, signer.sign_bundle(statement_bytes(stmt), PAYLOAD_TYPE))
         res.signed = True
     return res

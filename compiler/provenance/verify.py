@@ -183,20 +183,70 @@ def _first_error(exc: ValidationError) -> str:
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
 
 
-def wiki_files(wiki: Path) -> dict[str, Path]:
-    """Every file a compile may have written: dot-folders (state, answers, editor settings)
-    and the root itself excepted."""
-    out: dict[str, Path] = {}
-    for dirpath, dirnames, filenames in os.walk(wiki):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in filenames:
-            if name.startswith("."):
+# Paths under a wiki that are not part of it, and so not pinned by the index root: the compile's
+# own state (SQLite state, LLM cache, locks, the staged generation), the answer records filed by
+# `query --attest` (each signed on its own, checked by `folio audit`), an audience vault's marker
+# file and the root itself (verified by its signature). Everything else a wiki folder holds, dot-files,
+# dot-folders and symbolic links included, must be pinned by the signed root or verify fails
+# naming it. Documented in docs/provenance.md ("What verify covers").
+ANSWERS_DIR = ".answers"  # compiler.provenance.answers.ANSWERS_DIR
+AUDIENCE_MARKER = ".folio-audience.json"  # compiler.audience.MARKER: a vault's marker
+OPERATOR_DIRS = (".folio", ANSWERS_DIR, AUDIENCE_MARKER)
+
+
+@dataclass(frozen=True)
+class WikiScan:
+    files: dict[str, Path]  # regular files, wiki-relative path → path
+    foreign: dict[str, str]  # symbolic links and special files → what they are
+
+
+def scan_wiki(wiki: Path) -> WikiScan:
+    """Every entry under ``wiki`` except the operator folders and the root. Symbolic links are
+    never followed (a compile writes none: a linked folder would smuggle files past the root)."""
+    files: dict[str, Path] = {}
+    foreign: dict[str, str] = {}
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        try:
+            entries = sorted(os.scandir(wiki / rel_dir if rel_dir else wiki), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for e in entries:
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            if not rel_dir and (e.name in OPERATOR_DIRS or e.name == ROOT_FILE):
+                if e.is_symlink():
+                    foreign[rel] = f"symbolic link to {os.readlink(e.path)}"
+                elif e.name == ANSWERS_DIR:
+                    foreign.update(_stray_answers(wiki, rel))
                 continue
-            p = Path(dirpath) / name
-            rel = p.relative_to(wiki).as_posix()
-            if rel != ROOT_FILE:
-                out[rel] = p
-    return out
+            if e.is_symlink():
+                foreign[rel] = f"symbolic link to {os.readlink(e.path)}"
+            elif e.is_dir(follow_symlinks=False):
+                stack.append(rel)
+            elif e.is_file(follow_symlinks=False):
+                files[rel] = Path(e.path)
+            else:
+                foreign[rel] = "not a regular file (fifo, socket or device)"
+    return WikiScan(files, foreign)
+
+
+def _stray_answers(wiki: Path, rel: str) -> dict[str, str]:
+    """Entries of the answers folder that are not answer records (``<id>.json``, each signed
+    and checked by ``folio audit``): the folder is the operators', not a place to hide pages."""
+    try:
+        entries = list(os.scandir(wiki / rel))
+    except NotADirectoryError:
+        return {rel: "not the answers folder (a file)"}
+    return {f"{rel}/{e.name}": "not an answer record (<id>.json)" for e in entries
+            if e.is_symlink() or not e.is_file(follow_symlinks=False)
+            or not e.name.endswith(".json") or e.name.startswith(".")}
+
+
+def wiki_files(wiki: Path) -> dict[str, Path]:
+    """Every regular file of the wiki (see :func:`scan_wiki`), the operator folders and the
+    root itself excepted."""
+    return scan_wiki(wiki).files
 
 
 def _sha(path: Path) -> str:
@@ -216,9 +266,22 @@ def read_page_statement(bundle: Path, where: str, trust: Trust) -> PageStatement
 
 
 def verify_wiki(wiki: Path, trust: Trust, sources: Path | None = None) -> VerifyReport:
+    """Verify the wiki's current generation: one a killed compile committed is rolled forward
+    first, and a compile committing meanwhile waits until this read is done (staging.py)."""
+    from ..staging import reading
+
+    with reading(wiki):
+        return _verify_wiki(wiki, trust, sources)
+
+
+def _verify_wiki(wiki: Path, trust: Trust, sources: Path | None) -> VerifyReport:
     report = VerifyReport(wiki=str(wiki), trusted=trust.describe())
-    present = wiki_files(wiki)
-    report.files = len(present)
+    scan = scan_wiki(wiki)
+    present = scan.files
+    report.files = len(present) + len(scan.foreign)
+    for rel, what in sorted(scan.foreign.items()):
+        report.add("added", rel, f"{rel}: {what}; a compile writes only regular files, so this "
+                   "is not part of the signed wiki")
     digests: dict[str, str] = {}
 
     def sha_of(rel: str) -> str:

@@ -117,6 +117,9 @@ def collect(wiki: Path, scratch: Path) -> dict[str, Path]:
     """What readers get: every file verify checks, the signed root and the state snapshot.
     Nothing else under .folio/ (LLM cache, compile memory, locks) and never a key: signing
     keys live outside the wiki (FOLIO_KEY_PATH)."""
+    from ..staging import recover
+
+    recover(wiki)  # a generation a killed compile committed is published whole (staging.py)
     files = wiki_files(wiki)
     if (wiki / ROOT_FILE).is_file():
         files[ROOT_FILE] = wiki / ROOT_FILE

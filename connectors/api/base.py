@@ -19,6 +19,7 @@ import httpx
 import yaml
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from compiler import safe_yaml
 from compiler.models import ACL, SourceRecord
 
 from ..base import Connector, RecordError, SourceConfig
@@ -102,7 +103,7 @@ class SiteConfig(BaseModel):
 
 def load_site_config(path: Path) -> SiteConfig:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
         cfg = SiteConfig.model_validate(raw)
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None

@@ -13,6 +13,7 @@ DLQ_REASON_HEADER = "folio_dlq_reason"
 DLQ_TOPIC_HEADER = "folio_dlq_topic"
 DLQ_PARTITION_HEADER = "folio_dlq_partition"
 DLQ_OFFSET_HEADER = "folio_dlq_offset"
+DLQ_OMITTED_HEADER = "folio_dlq_value_omitted"  # the size of a value too large to copy
 _TOPIC_PART = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -98,3 +99,21 @@ def dead_letter_headers(delivery: Delivery, reason: str) -> tuple[tuple[str, byt
             (DLQ_TOPIC_HEADER, delivery.topic.encode()),
             (DLQ_PARTITION_HEADER, str(delivery.partition).encode()),
             (DLQ_OFFSET_HEADER, str(delivery.offset).encode()))
+
+
+def max_request_bytes(max_body_bytes: int) -> int:
+    """The largest message a Folio producer sends: twice the event body limit (at least 1 MiB)."""
+    return max(1024 * 1024, max_body_bytes * 2)
+
+
+def dead_letter_message(delivery: Delivery, reason: str, max_body_bytes: int) -> WireMessage:
+    """The dead-letter copy of a delivery. A value the producer could not send (above
+    :func:`max_request_bytes`, less room for the headers) is not copied, or the consumer would
+    stall on a message it can neither compile nor dead-letter: its size goes into a header, and
+    the original stays at the topic, partition and offset the headers name."""
+    value = delivery.message.value
+    headers = dead_letter_headers(delivery, reason)
+    if value is not None and len(value) > max_request_bytes(max_body_bytes) - 64 * 1024:
+        headers = (*headers, (DLQ_OMITTED_HEADER, str(len(value)).encode()))
+        value = b""
+    return WireMessage(delivery.message.key, value, headers)

@@ -21,7 +21,9 @@ from kafka.structs import OffsetAndMetadata
 
 from ..event_settings import EventSettings
 from ..events import WireMessage
-from .base import Delivery, PublishError, Topics, dead_letter_headers
+from .base import (
+    Delivery, PublishError, Topics, dead_letter_message, max_request_bytes,
+)
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +97,7 @@ class KafkaBus:
                 **self._cfg, acks="all", enable_idempotence=True, linger_ms=10, batch_size=512 * 1024,
                 max_in_flight_requests_per_connection=5, retries=2**31 - 1,
                 delivery_timeout_ms=60_000, request_timeout_ms=15_000,
-                max_request_size=max(1024 * 1024, self.settings.max_body_bytes * 2))
+                max_request_size=max_request_bytes(self.settings.max_body_bytes))
         return self._producer
 
     def _send_all(self, sends: list[tuple[str, WireMessage]], timeout_s: float) -> None:
@@ -180,8 +182,7 @@ class KafkaSubscription:
             log.warning("offset commit refused after a rebalance; the batch will be redelivered: %s", exc)
 
     def dead_letter(self, delivery: Delivery, reason: str) -> None:
-        msg = WireMessage(delivery.message.key, delivery.message.value,
-                          dead_letter_headers(delivery, reason))
+        msg = dead_letter_message(delivery, reason, self.bus.settings.max_body_bytes)
         self.bus._send_all([(self.bus.topics.dead_letter(), msg)], timeout_s=60)
 
     def ready(self) -> bool:

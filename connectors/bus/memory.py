@@ -12,8 +12,8 @@ import zlib
 from collections import defaultdict
 from collections.abc import Sequence
 
-from ..events import WireMessage
-from .base import Delivery, Topics, dead_letter_headers
+from ..events import DEFAULT_MAX_BODY_BYTES, WireMessage
+from .base import Delivery, Topics, dead_letter_message
 
 
 class InProcessBus:
@@ -100,8 +100,7 @@ class InProcessSubscription:
                 self.bus._committed[k] = max(self.bus._committed[k], d.offset + 1)
 
     def dead_letter(self, delivery: Delivery, reason: str) -> None:
-        msg = WireMessage(delivery.message.key, delivery.message.value,
-                          dead_letter_headers(delivery, reason))
+        msg = dead_letter_message(delivery, reason, DEFAULT_MAX_BODY_BYTES)
         with self.bus._cond:
             self.bus._append(self.bus.topics.dead_letter(), msg)
 

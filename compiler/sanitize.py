@@ -1,0 +1,86 @@
+"""Source text made inert: the ONE rule for every place that renders text from a source into
+the wiki (pages, their titles and tables, ``index.md``, ``log.md``, ``SCHEMA.md``).
+
+Source text is data. Rendered as Markdown (and so as the HTML a Markdown viewer makes of it, or
+in Obsidian), it must show as the characters it holds and never become markup of its own:
+
+- HTML: ``<`` ``>`` ``&`` become entities, so ``<script>``, ``<iframe>``, ``<img onerror>``,
+  HTML comments and autolinks show as text; a Confluence ``&lt;script&gt;`` (decoded by the
+  connector into ``<script>``) shows as ``<script>``, as Confluence showed it;
+- Markdown and Obsidian: ``[`` ``]`` are escaped, so no link, image (remote or not), wikilink
+  or embed can come from a source; so are ``|`` (tables), the backslash (escapes of its own),
+  the backtick (code spans) and ``$`` (Obsidian renders ``$…$`` as math, which has commands of
+  its own); whitespace runs (newlines included) become one space, so no block markup starts
+  mid-text.
+
+Front matter is YAML data: its values keep their characters, except ``<`` and ``>``
+(:func:`inert_value`). Links the compiler itself renders go through :func:`link_target`: only
+``http``, ``https`` and ``mailto`` targets (a source's URL), and wiki links only to page ids
+(``type/slug``). Folio renders no image from a source, so no remote image is ever fetched by a
+viewer, and there is no setting to allow one: nothing would use it.
+
+The renderer (``compiler/render.py``: ``escape``, ``linked_value``, ``wikilink``, the front
+matter, the sources table, ``index.md`` lines and ``log.md`` headings) and
+``compiler/schema_page.py`` call these functions and nothing else on source text.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, urlsplit
+
+_SPACES = re.compile(r"\s+")
+# one scan finds whether any character needs escaping: most values hold none
+_ACTIVE = re.compile(r"[\\|\[\]<>&`$]")
+_ESCAPED = {"\\": "\\\\", "|": "\\|", "[": "\\[", "]": "\\]", "<": "&lt;", ">": "&gt;",
+            "&": "&amp;", "`": "\\`", "$": "\\$"}
+_PAGE_ID = re.compile(r"[a-z0-9-]{1,32}/[a-z0-9-]{1,100}")
+_SCHEMES = ("http", "https", "mailto")
+# characters that could end or break a Markdown link destination, or are not URL text at all
+_URL_SAFE = "/:?#@!$&'*+,;=%-._~"
+
+
+def inert_inline(text: str) -> str:
+    """Source text as inert one-line Markdown, edge spaces kept (fragments join up)."""
+    text = _SPACES.sub(" ", text)
+    return _ACTIVE.sub(lambda m: _ESCAPED[m.group()], text) if _ACTIVE.search(text) else text
+
+
+def inert(text: str) -> str:
+    """Source text as inert one-line Markdown."""
+    return inert_inline(text).strip()
+
+
+def inert_value(text: str) -> str:
+    """Source text as a front matter value: the characters kept (it is data, read by YAML
+    parsers), except ``<`` and ``>``, which become entities, so that a site generator that
+    prints a title into HTML unescaped (Jekyll's Liquid does) prints text, not a tag."""
+    if "<" in text or ">" in text:
+        return text.replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
+def link_target(url: str | None) -> str | None:
+    """``url`` if it may be a link target (``http``/``https`` with a host, ``mailto``),
+    percent-encoded so it cannot end the link early; else None (render the text alone)."""
+    if not url:
+        return None
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _SCHEMES or (scheme != "mailto" and not parts.netloc):
+        return None
+    # control characters, spaces, quotes, brackets and parentheses are encoded: the target
+    # stays one token of Markdown whatever the source put in it
+    return quote(url, safe=_URL_SAFE)
+
+
+def is_page_id(target: str) -> bool:
+    """Whether ``target`` is a page id a wikilink may point to."""
+    return _PAGE_ID.fullmatch(target) is not None
+
+
+__all__ = ["inert", "inert_inline", "inert_value", "is_page_id", "link_target"]

@@ -105,6 +105,7 @@ def render_audience(wiki: Path, state: State, audience: str, out: Path,
     build = BuildContext(
         compiler_version=__version__, schema_version=SCHEMA_VERSION,
         backend=json.loads(state.meta("backend") or "{}"), policy_digest=policy.digest,
+        corpus_schema=(state.meta("schema_version") or "", state.meta("schema_digest") or ""),
         builder_id=settings.builder_id, invocation_id=str(uuid.uuid4()),
         started_on=now, finished_on=now)
 

@@ -43,6 +43,8 @@ from .provenance.attest import SigningPlan, attest_compile, plan_signing
 from .provenance.bundle_watch import remember_folders
 from .provenance.index_root import bundle_name
 from .resolve import resolve
+from .schema import SchemaError, load_schema
+from .schema import digest as schema_digest
 from .schema_page import render_schema
 from .staging import (
     Generation, apply_committed, generation_lock, recover, sweep_temp_files,
@@ -51,6 +53,8 @@ from .settings import FolioSettings
 from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
+from .steps import claims_differ
+from .steps import reextract as reextract_step
 from .steps import render as render_step
 from .wiki_owner import (FolderGuardError, foreign_page_files, foreign_pages_error, guard,
                          remember_corpus)
@@ -62,6 +66,9 @@ _RACY_NS = 2_000_000_000  # a file modified this close to the last scan is re-ha
 _INDEX_PATCH_MAX = 50  # index.md lines replaced in place; more are cheaper re-assembled
 _WAVE = 1_000  # records or pages read from / written to the state per batch
 _BYTES_PER_RECORD = 1_500  # rough size of one exported record, to size the worker pool
+# what stored claims look like; a state whose claims were stored otherwise is rebuilt
+# (schema-1: claims carry qualifiers, mapped, value type, normalised value, own time)
+_CLAIM_LAYOUT = "schema-1"
 
 T = TypeVar("T")
 
@@ -107,6 +114,11 @@ class CompileReport:
     # ship to the central compile
     changed_keys: list[str] = field(default_factory=list)
     removed_keys: list[str] = field(default_factory=list)
+    # the schema (base + schema.yaml) differs from the last compile's: every record was
+    # relinked (and, where extraction uses it, re-extracted); only pages whose claims
+    # changed were rendered, every page's DBOM re-signed with the new schema digest
+    schema_changed: bool = False
+    records_reextracted: int = 0  # unchanged records whose extracted claims changed
 
     @property
     def rejected(self) -> int:
@@ -133,13 +145,15 @@ class _Compile:
         try:
             self.manifest = load_manifest(src)
             self.policy: AuthorityPolicy = load_policy(src / "authority.yaml")
-        except ValueError as exc:
+            self.schema = load_schema(src)
+        except (ValueError, SchemaError) as exc:
             raise CompileError(str(exc)) from exc
+        self.schema_digest = schema_digest(self.schema)
         try:
             self.directory = load_directory(src / "directory.yaml")
         except DirectoryError as exc:
             raise CompileError(str(exc)) from exc
-        self.backend = get_backend(settings.backend, settings, out / STATE_DIR)
+        self.backend = get_backend(settings.backend, settings, out / STATE_DIR, self.schema)
         self.state = State(out / STATE_DIR / "state.db")
         self.pending_path = out / STATE_DIR / "pending.json"
         self.workers = worker_count(settings.workers)
@@ -164,8 +178,11 @@ class _Compile:
     def run(self, full: bool, extract_only: bool = False) -> CompileReport:
         t0 = time.perf_counter()
         st = self.state
-        config = content_id(self.policy.digest, self.backend.digest, SCHEMA_VERSION, __version__,
-                            self.manifest.model_dump(mode="json"))
+        # the backend's rules without the schema: a schema edit is not a full rebuild, it
+        # re-extracts and relinks, and only pages whose claims changed are rendered again
+        engine = getattr(self.backend, "engine_digest", self.backend.digest)
+        config = content_id(self.policy.digest, engine, SCHEMA_VERSION, __version__,
+                            self.manifest.model_dump(mode="json"), _CLAIM_LAYOUT)
         st.begin()
         committed = False
         try:
@@ -176,6 +193,7 @@ class _Compile:
                 dirty |= set(st.page_ids())
                 st.reset_inputs()
             self.report.full_rebuild = full
+            self.report.schema_changed = not full and st.meta("schema_digest") != self.schema_digest
             if full or crashed:  # temp files of a killed writer (older Folio) go now
                 sweep_temp_files(self.out)
             st.set_principals(self.directory.groups_by_user())
@@ -186,6 +204,8 @@ class _Compile:
             changed, seen, decls = self._read(changed_files, reread, before)
             del changed_files  # the corpus's bytes: not to be carried into the workers
             removed = set(before) - seen
+            if not full and st.meta("extract_digest") != self.backend.digest:
+                self._reextract(set(changed) | removed)
             self.report.records_removed = len(removed)
             self.report.changed_keys, self.report.removed_keys = changed, sorted(removed)
             if extract_only:
@@ -195,7 +215,8 @@ class _Compile:
             decl_changed, name_keys = self._register(decls, removed)
 
             total = st.record_count()
-            if full or len(changed) + len(removed) > self.settings.full_relink_ratio * max(total, 1):
+            if (full or self.report.schema_changed
+                    or len(changed) + len(removed) > self.settings.full_relink_ratio * max(total, 1)):
                 relink = st.all_record_keys()
             else:
                 wanted = set(changed)
@@ -220,6 +241,7 @@ class _Compile:
             st.set_meta("config", config)
             st.set_meta("policy", self.policy.model_dump_json())
             st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
+            self._set_schema_meta()
             # the commit point of the new generation: journal and state in one transaction;
             # then the journal is applied (staging.py)
             with generation_lock(self.out, exclusive=True):
@@ -251,8 +273,49 @@ class _Compile:
         self.report.records_seen = st.record_count()
         st.set_meta("config", config)
         st.set_meta("backend", json.dumps(self.backend.describe(), sort_keys=True))
+        st.set_meta("extract_digest", self.backend.digest)
         st.commit()
         self.files.discard()
+
+    def _set_schema_meta(self) -> None:
+        st = self.state
+        st.set_meta("schema_digest", self.schema_digest)
+        st.set_meta("schema_version", self.schema.version)
+        st.set_meta("extract_digest", self.backend.digest)
+
+    def _reextract(self, skip: set[str]) -> None:
+        """The backend's output changed for unchanged records (the schema it maps through was
+        edited): extract every stored record again and keep the new extraction where it
+        differs; the relink then finds exactly the claims that changed. Records extracted
+        elsewhere (a site's claim set: their stored digest is not their content's) keep the
+        site's extraction; linking maps their fields through the schema."""
+        st, backend = self.state, self.backend
+        keys = [k for k in st.all_record_keys() if k not in skip]
+        self.progress.phase("re-extract", len(keys))
+        # pure, cheap backends in the worker processes; others here, through their cache
+        pure = getattr(backend, "fork_safe", False)
+        with step_runner(self.workers if pure else 1, len(keys),
+                         self.settings.parallel_min_items, {"backend": backend},
+                         self.state.release_memory) as run:
+            for wave in _waves(keys):
+                rows = sorted(st.load_records(wave))
+                results = (list(run(reextract_step, rows)) if pure
+                           else [self._reextract_cached(row) for row in rows])
+                st.set_extractions([(key, new) for key, new, _ in results if new is not None])
+                self.report.records_reextracted += sum(changed for _, _, changed in results)
+                self.progress.advance(len(wave))
+
+    def _reextract_cached(self, row: tuple[str, str, str, str]) -> tuple[str, str | None, bool]:
+        st, backend = self.state, self.backend
+        key, record_json, old, sha = row
+        record = SourceRecord.model_validate_json(record_json)
+        if record.sha256 != sha:
+            return key, None, False
+        new = st.cached_extraction(backend.digest, sha)
+        if new is None:
+            new = backend.extract(record).model_dump_json()
+            st.cache_extraction(backend.digest, sha, new)
+        return key, (new if new != old else None), claims_differ(old, new)
 
     # -- 1: scan ---------------------------------------------------------------------------
     def _scan(self) -> tuple[list[tuple], set[str]]:
@@ -447,7 +510,7 @@ class _Compile:
         self.progress.phase("link", len(relink))
         # a database-backed lookup cannot cross into a worker process
         workers = self.workers if isinstance(lookup, NameIndex) else 1
-        context = {"policy": self.policy, "lookup": lookup}
+        context = {"policy": self.policy, "lookup": lookup, "schema": self.schema}
         # a full build stores claims without comparing them to stored ones: no index is read
         bulk = st.deferred_indexes("claims", "mentions") if full else nullcontext()
         with bulk, step_runner(workers, len(relink), self.settings.parallel_min_items, context,
@@ -470,15 +533,21 @@ class _Compile:
         provenance: list[tuple[str, str]] = []
         for key, claims, shared in results:
             if not full:
-                old, touched = st.claim_touch_set(key)
-                if {c.claim_json for c in claims} == old:
+                # only the pages of claims that changed (a schema edit relinks every record,
+                # most of whose claims stay as they were)
+                old = st.claim_touches(key)
+                new = {c.claim_json: {c.subject, *c.mentions} for c in claims}
+                if new.keys() == old.keys():
                     continue
-                dirty |= touched
+                for js in old.keys() ^ new.keys():
+                    dirty |= old.get(js) or new[js]
                 st.drop_claims_of(key)
+            else:
+                for c in claims:
+                    dirty.add(c.subject)
+                    dirty.update(c.mentions)
             provenance.append((key, shared))
             for c in claims:
-                dirty.add(c.subject)
-                dirty.update(c.mentions)
                 rows.append((c.id, key, c.subject, c.attribute, c.kind, c.claim_json,
                              c.mentions))
         st.put_claim_rows(rows)
@@ -621,7 +690,7 @@ class _Compile:
             files.write("index.md", index)
             self._aggregates["index.md"] = sha256_hex(index)
             st.set_meta("index_sha256", self._aggregates["index.md"])
-        schema = render_schema(self.policy).encode("utf-8")
+        schema = render_schema(self.policy, self.schema, self.schema_digest).encode("utf-8")
         if not files.exists("SCHEMA.md") or files.read_bytes("SCHEMA.md") != schema:
             files.write("SCHEMA.md", schema)
         self._aggregates["SCHEMA.md"] = sha256_hex(schema)

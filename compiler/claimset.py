@@ -69,6 +69,9 @@ class ClaimSetManifest(BaseModel):
     shards: dict[str, str] = Field(description="shard file name → sha256 of its bytes")
     members: dict[str, str] = Field(
         description="shard file name → digest of the (record key, record sha256) pairs in it")
+    extraction: str = Field(
+        "", description="digest of what the records were extracted with (the backend's rules "
+        "and the schema it maps through): a schema edit re-extracts unchanged records")
 
 
 def shard_of(key: str) -> str:
@@ -122,12 +125,13 @@ def export_claimset(state_path: Path, out: Path, *, site: str, tenant: str,
     state = State(state_path, readonly=True)
     try:
         backend = json.loads(state.meta("backend") or "{}")
+        extraction = state.meta("extract_digest") or ""
         by_shard: dict[str, list[tuple[str, str]]] = {}
         for key, (sha, _) in state.record_index().items():
             by_shard.setdefault(shard_of(key), []).append((key, sha))
         members = {name: _members_digest(rows) for name, rows in by_shard.items()}
         same_basis = (previous is not None and previous.share == policy
-                      and previous.backend == backend)
+                      and previous.backend == backend and previous.extraction == extraction)
         old_members = previous.members if same_basis and previous else {}
         redo = sorted(n for n in set(members) | set(old_members)
                       if members.get(n) != old_members.get(n)
@@ -149,7 +153,7 @@ def export_claimset(state_path: Path, out: Path, *, site: str, tenant: str,
         state.close()
     manifest = ClaimSetManifest(site=site, tenant=tenant, backend=backend, share=policy,
                                 records=records, shards=dict(sorted(shards.items())),
-                                members=dict(sorted(members.items())))
+                                members=dict(sorted(members.items())), extraction=extraction)
     if previous is None or manifest != previous:
         write_atomic(out / MANIFEST, manifest_bytes(manifest), durable=True)
     return manifest, [n for n in redo if n in shards]

@@ -278,6 +278,10 @@ def lint(
         _print_findings(report.findings)
         out.print(f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}",
                   highlight=False)
+        if report.unmapped:
+            from .lint import unmapped_text
+
+            out.print(unmapped_text(report.unmapped), markup=False)
     if report.errors:
         raise typer.Exit(1)
 

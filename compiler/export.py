@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from .models import ACL, Claim, ClaimKind, ClaimStatus, Principal
 from .state import State
-from .views import stored_policy
-from .resolve import resolve
+from .views import Visibility, stored_policy
+from .resolve import comparison_value, resolve
 
 EXPORT_SCHEMA = "folio.claim-export/1"
 
@@ -32,10 +32,20 @@ class ExportedClaim(BaseModel):
     source_system: str
     authority_rule: str
     authority_rank: int
-    observed_at: datetime
+    observed_at: datetime | None = Field(description="the record's time in its source system")
     quote: str
     span: tuple[int, int] | None
     acl: ACL
+    # the schema layer (docs/schema.md); added in place: fields are never renamed or removed
+    qualifiers: dict[str, str] = Field(
+        default_factory=dict, description="qualifier → canonical value (part of the identity)")
+    mapped: bool = Field(False, description="the attribute is declared in the schema")
+    value_type: str = Field("text", description="the attribute's value type")
+    normalized: str | None = Field(
+        None, description="typed canonical value compared by conflicts and search")
+    as_of: datetime | None = Field(
+        None, description="the source's time for this claim (a Jira comment's own time), "
+        "which the recency tiebreak uses; null when the source gives none")
 
     @classmethod
     def of(cls, c: Claim, status: ClaimStatus) -> ExportedClaim:
@@ -45,7 +55,10 @@ class ExportedClaim(BaseModel):
             source_version=c.source.version, source_sha256=c.source.sha256,
             source_system=c.source.system, authority_rule=c.authority.rule,
             authority_rank=c.authority.rank, observed_at=c.observed_at, quote=c.quote,
-            span=c.span, acl=c.acl,
+            span=c.span, acl=c.acl, qualifiers=c.qualifiers, mapped=c.mapped,
+            value_type=c.value_type, as_of=c.as_of,
+            normalized=c.normalized if c.normalized is not None or not c.comparable
+            else comparison_value(c),
         )
 
 
@@ -60,9 +73,12 @@ def export_claims(state: State, who: Principal | None = None) -> Iterator[str]:
     subject: str | None = None
     batch: list[Claim] = []
 
+    vis = Visibility(state, who)
+
     def flush() -> Iterator[str]:
         status, _ = resolve(batch, lambda r: policy.rule_named(r).tiebreak)
-        for c in batch:
+        # a reference's typed form is the id of the page it links: never one hidden from who
+        for c in vis.unlinked(batch):
             yield ExportedClaim.of(c, status[c.id]).model_dump_json(by_alias=True)
 
     for claim, _ in state.iter_claims():

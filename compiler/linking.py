@@ -1,16 +1,30 @@
 """Linking: raw claims of one record + the entity registry → claims with subjects and mentions.
 
-Pure: the same record, extraction and registry always give the same claims (and claim ids).
+With a schema (compiler/schema), linking also settles what a claim is about and how its value
+compares: a field the extractor left unmapped is mapped here (LLM backends, claim sets
+extracted at a site), a fact whose attribute the subject's type declares becomes that
+attribute, and every comparable claim gets its value type and normalised value. A claim whose
+attribute the schema declares on another entity type (``subject_type``: prose matched a policy
+attribute in a ticket) is about an entity of that type the sentence names, else the one the
+record refers to, else the attribute's ``home`` entity, else the record's own entity (then
+unmapped when the type differs).
+
+Pure: the same record, extraction, registry and schema always give the same claims (and ids).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from .extract.base import Extraction, RawClaim
 from .models import Authority, Claim, ClaimKind, Mention, SourceRecord
 from .registry import Lookup, entity_id_for, find_mentions
-from .text import name_key, normalize_attribute
+from .slug import safe_type
+from .schema.index import Declared, Vocabulary, vocabulary
+from .schema.mapping import field_attribute, field_target, normalized_value
+from .schema.model import Schema
+from .text import name_key, normalize_attribute, normalize_value
 
 
 def _find(text: str, lookup: Lookup) -> Sequence[tuple[int, int, str]]:
@@ -37,6 +51,35 @@ def _subject_and_attribute(
     return subject, rest, raw.kind
 
 
+def _type_of(entity_id: str) -> str:
+    return entity_id.split("/", 1)[0]
+
+
+def _typed_subject(raw: RawClaim, own: str, lookup: Lookup, vocab: Vocabulary,
+                   referenced: Sequence[str]) -> tuple[str, bool]:
+    """(subject, still mapped) of a claim about an attribute declared on ``subject_type``:
+    an entity of that type the sentence names; else the one entity of that type the record
+    refers to (a ticket's product component); else the attribute's home; else the record's
+    own entity (unmapped unless it is of that type)."""
+    wanted = vocab.type_name(raw.subject_type) or str(raw.subject_type)
+    want = safe_type(wanted)
+    for text in (raw.subject_phrase, raw.quote):
+        if text:
+            for _, _, eid in _find(text, lookup):
+                if _type_of(eid) == want:
+                    return eid, True
+    if _type_of(own) != want:
+        linked = sorted({eid for eid in referenced if _type_of(eid) == want})
+        if len(linked) == 1:
+            return linked[0], True
+    d = vocab.attribute(wanted, raw.attribute)
+    if d is not None and d.spec.home:
+        home = lookup(name_key(d.spec.home), want)
+        if home is not None and _type_of(home) == want:
+            return home, True
+    return own, _type_of(own) == want
+
+
 def _mentions(raw: RawClaim, subject: str, lookup: Lookup) -> tuple[Mention, ...]:
     if raw.kind == "reference":
         eid = lookup(name_key(raw.value), raw.target_type)
@@ -48,20 +91,81 @@ def _mentions(raw: RawClaim, subject: str, lookup: Lookup) -> tuple[Mention, ...
     )
 
 
+def _declared(raw: RawClaim, record: SourceRecord, subject: str, attribute: str,
+              vocab: Vocabulary, mapped: bool) -> Declared | None:
+    """The schema's attribute a comparable claim states. A fact the extractor left unmapped
+    (or whose typed subject was not found) maps here only by an attribute's own name on its
+    subject's type: a phrase ("severity", "reported by") needs the sentence's context, which
+    is extraction's to judge."""
+    if raw.kind == "field":
+        on = raw.subject_type or record.entity_type
+        return vocab.attribute(on, attribute) if mapped else vocab.attribute_named(
+            on, attribute)
+    if mapped:
+        return vocab.attribute(raw.subject_type or _type_of(subject), attribute)
+    return vocab.attribute_named(_type_of(subject), attribute)
+
+
 def link_record(
-    record: SourceRecord, extraction: Extraction, lookup: Lookup, authority: Authority
+    record: SourceRecord, extraction: Extraction, lookup: Lookup, authority: Authority,
+    schema: Schema | None = None,
 ) -> list[Claim]:
     own = entity_id_for(record)
     ref = record.ref
+    vocab = vocabulary(schema) if schema is not None else None
+    # the entities the record refers to (resolved once): a typed claim may be about one
+    referenced: list[str] = []
+    if vocab is not None and any(r.subject_type for r in extraction.claims):
+        referenced = [eid for r in extraction.claims if r.kind == "reference"
+                      and (eid := lookup(name_key(r.value), r.target_type)) is not None]
     claims: list[Claim] = []
     for raw in extraction.claims:
-        subject, attribute, kind = _subject_and_attribute(raw, own, lookup)
+        if (vocab is not None and raw.kind == "field" and not raw.mapped and raw.field
+                and raw.field != "name"):
+            attribute, mapped, on_type, quals = field_attribute(vocab, record, raw.field)
+            if mapped:
+                raw = raw.model_copy(update={"attribute": attribute, "mapped": True,
+                                             "subject_type": on_type, "qualifiers": quals})
+        mapped = raw.mapped
+        if vocab is not None and raw.subject_type and raw.kind in ("fact", "statement"):
+            subject, mapped = _typed_subject(raw, own, lookup, vocab, referenced)
+            attribute, kind = raw.attribute, raw.kind
+        else:
+            subject, attribute, kind = _subject_and_attribute(raw, own, lookup)
         value = raw.value
         mentions = _mentions(raw.model_copy(update={"kind": kind}) if kind != raw.kind else raw,
                              subject, lookup)
+        value_type, normalized, cardinality = "text", None, "single"
+        if kind in ("field", "fact"):
+            d = (_declared(raw, record, subject, attribute, vocab, mapped)
+                 if vocab is not None else None)
+            if d is not None:
+                target = field_target(vocab, record, raw.field) if raw.field else None
+                fm = target[1] if target is not None and target[0] == d else None
+                attribute, mapped = d.name, True
+                value_type, cardinality = d.spec.type, d.spec.cardinality
+                normalized = normalized_value(vocab, d, value, fm, lookup)  # type: ignore[arg-type]
+            else:
+                mapped = False  # compared by the text form (compiler.resolve), not stored
+        elif kind == "reference":
+            # a relation the schema declares is mapped: through the record's field mapping
+            # (Salesforce's Primary_Product__r is the Primary_Product__c field), else by the
+            # attribute's name or phrase (relation names are structured, not prose)
+            d = None
+            if vocab is not None:
+                target = field_target(vocab, record, attribute)
+                d = target[0] if target is not None else vocab.attribute(
+                    _type_of(subject), attribute)
+            mapped = d is not None and d.spec.type == "reference"
+            if mapped:
+                attribute = d.name  # type: ignore[union-attr]
+            value_type = "reference"
+            normalized = mentions[0].entity if mentions else None
+        qualifiers = dict(raw.qualifiers) if mapped else {}
         claims.append(
             Claim(
-                id=Claim.make_id(subject, attribute, value, kind, raw.quote, raw.span, ref),
+                id=Claim.make_id(subject, attribute, value, kind, raw.quote, raw.span, ref,
+                                 qualifiers),
                 subject=subject,
                 attribute=attribute,
                 value=value,
@@ -70,6 +174,12 @@ def link_record(
                 span=raw.span,
                 field=raw.field,
                 mentions=mentions,
+                qualifiers=qualifiers,
+                mapped=mapped and kind != "statement",
+                value_type=value_type,
+                normalized=normalized,
+                cardinality=cardinality,  # type: ignore[arg-type]
+                stated_at=_stated_at(record, raw),
                 source=ref,
                 authority=authority,
                 observed_at=record.updated_at,
@@ -77,3 +187,12 @@ def link_record(
             )
         )
     return claims
+
+
+def _stated_at(record: SourceRecord, raw: RawClaim) -> datetime | None:
+    """A claim quoted from a span with its own time (a Jira comment) is as of that time;
+    None means "the record's time" (kept out of every other claim's JSON)."""
+    if not record.span_times or raw.span is None:
+        return None
+    when = record.time_of(raw.span)
+    return when if when != record.updated_at else None

@@ -1,6 +1,8 @@
 """Wiki health checks. Errors make ``folio lint`` exit non-zero; warnings do not.
 
 - open-contradiction (error): equal authority, different values
+- possible-contradiction (warning): the same, between facts read from prose under an attribute
+  the schema does not declare (surface phrases, not known to name one fact)
 - broken-link (error): a wikilink to a page that does not exist
 - missing-page-file (error): a page the state lists is not on disk
 - missing-entity (warning): a record refers to something no record describes
@@ -8,6 +10,9 @@
 - stale-source (warning): a source older than its freshness tier allows
 - privacy-undetermined (warning): a record given its source's restricted readers because its
   privacy could not be determined (compiler/privacy_check.py)
+
+Beside the findings, the report lists the most frequent unmapped attributes (claims whose
+attribute the schema does not declare), so the schema can grow where the sources need it.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from .models import Claim
 from .state import State
@@ -36,8 +41,16 @@ class Finding(BaseModel):
     sources: list[str] = []
 
 
+class UnmappedAttribute(BaseModel):
+    attribute: str
+    claims: int
+    pages: int
+    example: str = Field(description="a page that states it")
+
+
 class LintReport(BaseModel):
     findings: list[Finding]
+    unmapped: list[UnmappedAttribute] = []
 
     @property
     def errors(self) -> int:
@@ -48,6 +61,12 @@ class LintReport(BaseModel):
         return sum(1 for f in self.findings if f.severity == "warning")
 
 
+def _surface_only(claims: list[Claim]) -> bool:
+    """Every contested claim is a prose fact on an attribute the schema does not declare:
+    two sentences' surface phrases, which may not name the same fact at all."""
+    return all(c.kind == "fact" and not c.mapped for c in claims)
+
+
 def _contradictions(state: State) -> list[Finding]:
     out = []
     for conflict in state.open_conflicts():
@@ -56,9 +75,19 @@ def _contradictions(state: State) -> list[Finding]:
             f"{c.value!r} from {c.source.label} ({c.authority.rule}, rank {c.authority.rank})"
             for c, _ in claims.values()
         )
+        if _surface_only([c for c, _ in claims.values()]):
+            out.append(Finding(
+                severity="warning", code="possible-contradiction", page=conflict.subject,
+                message=f"{conflict.subject}: '{conflict.label}' (not in the schema) reads "
+                        "differently in equal-authority sources: " + "; ".join(parts)
+                        + ". Declare the attribute in schema.yaml to compare it as a fact.",
+                claims=list(conflict.contested),
+                sources=sorted({c.source.label for c, _ in claims.values()}),
+            ))
+            continue
         out.append(Finding(
             severity="error", code="open-contradiction", page=conflict.subject,
-            message=f"{conflict.subject}: '{conflict.attribute}' has equal-authority values: "
+            message=f"{conflict.subject}: '{conflict.label}' has equal-authority values: "
                     + "; ".join(parts),
             claims=list(conflict.contested),
             sources=sorted({c.source.label for c, _ in claims.values()}),
@@ -113,6 +142,8 @@ def _stale(state: State, now: datetime) -> list[Finding]:
     out = []
     tiers = state.record_freshness()
     for key, version, updated, subjects in state.record_ages():
+        if updated is None:
+            continue  # a source with no date cannot be judged stale
         tier, max_age = tiers[key]
         elapsed = now - datetime.fromisoformat(updated)
         age = elapsed.days
@@ -126,18 +157,34 @@ def _stale(state: State, now: datetime) -> list[Finding]:
     return out
 
 
+UNMAPPED_LISTED = 15
+
+
+def unmapped_attributes(state: State, limit: int = UNMAPPED_LISTED) -> list[UnmappedAttribute]:
+    """The attributes most often stated without a schema declaration, most frequent first."""
+    return [UnmappedAttribute(attribute=a, claims=n, pages=p, example=ex)
+            for a, n, p, ex in state.unmapped_attributes(limit)]
+
+
+def unmapped_text(unmapped: list[UnmappedAttribute]) -> str:
+    parts = [f"{u.attribute} ({u.claims} claims, {u.pages} pages)" for u in unmapped]
+    return ("Most frequent unmapped attributes (declare them in schema.yaml): "
+            + "; ".join(parts))
+
+
 def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
     findings += _stale(state, now)
     from .privacy_check import undetermined_privacy  # it imports Finding from here
 
     findings += undetermined_privacy(state)
-    return LintReport(findings=findings)
+    return LintReport(findings=findings, unmapped=unmapped_attributes(state))
 
 
 def as_json(report: LintReport) -> str:
     return json.dumps(
         {"errors": report.errors, "warnings": report.warnings,
-         "findings": [f.model_dump() for f in report.findings]},
+         "findings": [f.model_dump() for f in report.findings],
+         "unmapped": [u.model_dump() for u in report.unmapped]},
         indent=2, sort_keys=True,
     )

@@ -112,7 +112,10 @@ class SourceRecord(_Frozen):
     type: str = Field(pattern=_KEY_PART, description="record type in the source system")
     id: str = Field(min_length=1, pattern=r"^[^\x00-\x1f\x7f]+$")
     version: str = Field(min_length=1)
-    updated_at: AwareDatetime
+    updated_at: AwareDatetime | None = Field(
+        None, description="the source system's own time for this version (Confluence "
+        "version.when, Jira updated, Salesforce LastModifiedDate, HubSpot updatedAt, Zendesk "
+        "updated_at, markdown front matter `updated`); None when the source gives none")
     title: str = Field(min_length=1)
     name: str | None = Field(
         None, description="name of the entity the record describes, when not its title (a ticket key)"
@@ -130,6 +133,9 @@ class SourceRecord(_Frozen):
     origin: str | None = Field(
         None, description="file and position it was read from; not part of its content"
     )
+    span_times: tuple[tuple[int, int, AwareDatetime], ...] = Field(
+        (), description="body ranges [start, end) with a time of their own (a Jira comment's): "
+        "a claim quoted from inside one is as of that time, not the record's")
 
     @field_validator("title", "name")
     @classmethod
@@ -150,7 +156,19 @@ class SourceRecord(_Frozen):
     def sha256(self) -> str:
         """Digest of the canonical content: everything but where the record was read from."""
         content = self.model_dump(mode="json", exclude={"origin", "key", "sha256"})
+        if not content["span_times"]:
+            # added later: a record without any keeps the digest (and claim ids) it had
+            del content["span_times"]
         return sha256_hex(canonical_json(content))
+
+    def time_of(self, span: tuple[int, int] | None) -> datetime | None:
+        """The source's time for a claim quoted from ``span``: a comment's own, else the
+        record's."""
+        if span is not None:
+            for start, end, when in self.span_times:
+                if start <= span[0] and span[1] <= end:
+                    return when
+        return self.updated_at
 
     @property
     def entity_name(self) -> str:
@@ -218,9 +236,32 @@ class Claim(_Frozen):
     span: tuple[int, int] | None = Field(None, description="[start, end) in the record body")
     field: str | None = Field(None, description="source field, for structured claims")
     mentions: tuple[Mention, ...] = Field((), description="entities linked from the value")
+    # the schema layer (compiler/schema, docs/schema.md). Each is left out of the claim's JSON
+    # while it has its default: a claim the schema says nothing about is stored (and digested)
+    # as before, and the state, sidecars and DBOMs do not grow by a hundred bytes per claim
+    qualifiers: dict[str, str] = Field(
+        default_factory=dict, exclude_if=lambda v: not v,
+        description="qualifier → canonical value: part of the attribute's identity (a refund "
+        "window for Enterprise is not the one for Standard)")
+    mapped: bool = Field(False, exclude_if=lambda v: not v,
+                         description="the attribute is declared in the schema")
+    value_type: str = Field("text", exclude_if=lambda v: v == "text",
+                            description="the attribute's value type (text when unmapped)")
+    normalized: str | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the typed canonical value conflicts and search compare (facts, fields and "
+        "references); the display keeps `value` as the source wrote it")
+    cardinality: Literal["single", "multi"] = Field(
+        "single", exclude_if=lambda v: v == "single",
+        description="multi-valued attributes accumulate values and never conflict")
+    stated_at: datetime | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the source's own time for this claim when it differs from the record's (a "
+        "Jira comment's); the recency tiebreak uses it")
     source: SourceRef
     authority: Authority
-    observed_at: datetime
+    observed_at: datetime | None = Field(
+        None, description="the record's time in its source system; None when it gives none")
     acl: ACL
 
     @staticmethod
@@ -232,20 +273,39 @@ class Claim(_Frozen):
         quote: str,
         span: tuple[int, int] | None,
         source: SourceRef,
+        qualifiers: dict[str, str] | None = None,
     ) -> str:
         # the bytes content_id() would hash (a list of strings, ints and null is canonical
         # JSON without sort_keys), written out directly with the string encoder json.dumps
         # uses: one call per claim, and json.dumps's generic path cost more than the hash
         e = _encode_str
         where = f"[{int(span[0])},{int(span[1])}]" if span else "null"
+        # qualifiers only when there are any: unqualified claims keep the ids they had
+        quals = "".join(f",{e(k)},{e(v)}" for k, v in sorted((qualifiers or {}).items()))
         text = (f"[{e(subject)},{e(attribute)},{e(value)},{e(kind)},{e(quote)},{where},"
-                f"{e(source.key)},{e(source.version)},{e(source.sha256)}]")
+                f"{e(source.key)},{e(source.version)},{e(source.sha256)}{quals}]")
         return sha256_hex(text)[:16]
 
     @property
     def comparable(self) -> bool:
         """Only attribute/value claims are compared: sentences and references are many-valued."""
         return self.kind in ("field", "fact")
+
+    @property
+    def as_of(self) -> datetime | None:
+        """The source's time for this claim (None: the source gave none)."""
+        return self.stated_at or self.observed_at
+
+    @property
+    def label(self) -> str:
+        """The attribute as a page shows it: ``refund window (Enterprise)``."""
+        return qualified_label(self.attribute, self.qualifiers)
+
+
+def qualified_label(attribute: str, qualifiers: dict[str, str]) -> str:
+    if not qualifiers:
+        return attribute
+    return f"{attribute} ({', '.join(v for _, v in sorted(qualifiers.items()))})"
 
 
 class Overruled(_Frozen):
@@ -263,11 +323,16 @@ class Conflict(_Frozen):
     id: str
     subject: str
     attribute: str
+    qualifiers: dict[str, str] = Field(default_factory=dict)
     state: Literal["resolved", "open"]
     value: str | None = Field(None, description="the winning value when resolved")
     winners: tuple[str, ...] = ()
     overruled: tuple[Overruled, ...] = ()
     contested: tuple[str, ...] = Field((), description="claim ids in an open contradiction")
+
+    @property
+    def label(self) -> str:
+        return qualified_label(self.attribute, self.qualifiers)
 
 
 class Page(_Frozen):

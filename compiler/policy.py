@@ -3,7 +3,9 @@ fresh each kind of source must be.
 
 Rules are tried in the order written; the first whose ``match`` holds gives the record its
 rank. A record no rule matches gets ``default``. Every value in ``match`` may be one string
-or a list (any of them); ``labels`` requires all listed labels to be present.
+or a list (any of them); ``labels`` requires all listed labels to be present and
+``labels_not`` none of them (approved *and not* draft: ``labels: [approved]``,
+``labels_not: [draft]``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class Match(BaseModel):
     entity_type: tuple[str, ...] | None = None
     status: tuple[str, ...] | None = None
     labels: tuple[str, ...] | None = Field(None, description="all of these labels")
+    labels_not: tuple[str, ...] | None = Field(
+        None, description="none of these labels (a draft label excludes an approved page)")
 
     @field_validator("*", mode="before")
     @classmethod
@@ -59,6 +63,8 @@ class Match(BaseModel):
         for wanted, actual in checks:
             if wanted is not None and actual not in wanted:
                 return False
+        if self.labels_not is not None and set(self.labels_not) & set(r.labels):
+            return False
         return self.labels is None or set(self.labels) <= set(r.labels)
 
 

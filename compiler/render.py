@@ -13,8 +13,8 @@ from datetime import datetime
 
 
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
+from .resolve import comparison_value
 from .sanitize import inert, inert_inline, inert_value, is_page_id, link_target
-from .text import normalize_value
 
 _SUMMARY_CHARS = 160
 
@@ -81,7 +81,8 @@ def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[Sour
     best = max(claims, key=lambda c: (c.authority.rank, c.source.key))
     # `updated`: when the newest source the page shows as current changed; an overruled
     # source (an old ticket quoting a superseded value) does not make the page newer
-    standing = [c for c in claims if status.get(c.id) != "overruled"] or claims
+    dated = [c for c in claims if c.observed_at is not None]
+    standing = [c for c in dated if status.get(c.id) != "overruled"] or dated
     updated = max((c.observed_at for c in standing), default=None)
     data = {
         "title": entity.name,
@@ -156,11 +157,12 @@ def render_page(
     if synthesis:
         lines += ["## Overview", "", _overview(synthesis, by_id, sid), ""]
 
-    open_attrs = {c.attribute for c in conflicts if c.state == "open"}
+    # an attribute with qualifiers is its own row: "refund window (Enterprise)"
+    open_attrs = {c.label for c in conflicts if c.state == "open"}
     facts: dict[str, list[Claim]] = defaultdict(list)
     for c in claims:
         if c.kind != "statement":
-            facts[c.attribute].append(c)
+            facts[c.label].append(c)
     if facts:
         lines += ["## Facts", "", "| Attribute | Value | Sources | Authority |", "|---|---|---|---|"]
         for attribute in sorted(facts):
@@ -175,7 +177,7 @@ def render_page(
             rows: dict[str, list[Claim]] = defaultdict(list)
             for c in group:
                 if status.get(c.id) == "winner":
-                    rows[normalize_value(c.value)].append(c)
+                    rows[comparison_value(c)].append(c)
             # links of one source and authority (every "links to" of a page) fold into one row
             cells: dict[tuple, list[str]] = defaultdict(list)
             for _, winners in sorted(rows.items()):
@@ -212,7 +214,7 @@ def render_page(
         lines += ["## Conflicts", ""]
         for conflict in conflicts:
             if conflict.state == "open":
-                lines.append(f"### {escape(conflict.attribute)} — open contradiction")
+                lines.append(f"### {escape(conflict.label)} — open contradiction")
                 lines.append("")
                 lines.append("Equal authority, different values; not settled until a source or the "
                              "authority policy changes.")
@@ -222,7 +224,7 @@ def render_page(
                     lines.append(f"- {escape(c.value)} — {sid[c.source.key]} `{c.source.label}` "
                                  f"({escape(c.authority.rule)}, rank {c.authority.rank})")
             else:
-                lines.append(f"### {escape(conflict.attribute)} — resolved: "
+                lines.append(f"### {escape(conflict.label)} — resolved: "
                              f"{escape(conflict.value or '')}")
                 lines.append("")
                 for cid in conflict.winners:

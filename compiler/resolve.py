@@ -1,8 +1,12 @@
 """Authority resolution: claims in, a status per claim and the conflicts out.
 
-For each (subject, attribute) with more than one distinct value: the highest rank wins; the
-more recent source wins only where the policy declares ``tiebreak: recency`` for that rank;
-otherwise equal rank with different values is an open contradiction, never a silent pick.
+For each (subject, attribute, qualifiers) with more than one distinct normalised value (the
+schema's typed form: ``$22,000,000`` = ``22M``, ``FOOD_BEVERAGES`` = ``Food & Beverage``): the
+highest rank wins; the more recent source wins only where the policy declares
+``tiebreak: recency`` for that rank, by each claim's own time in its source system, and only
+when every leading claim has one and the newest is not shared by two values; otherwise equal
+rank with different values is an open contradiction, never a silent pick. Values of a
+multi-valued attribute accumulate and never conflict.
 """
 
 from __future__ import annotations
@@ -24,12 +28,20 @@ def _overruled(c: Claim, reason: str) -> Overruled:
     )
 
 
+def comparison_value(c: Claim) -> str:
+    return c.normalized if c.normalized is not None else normalize_value(c.value)
+
+
 def _settle(
     subject: str, attribute: str, group: list[Claim], tiebreak_of: TiebreakOf
 ) -> tuple[dict[str, ClaimStatus], Conflict | None]:
-    norm = {c.id: normalize_value(c.value) for c in group}
-    if len(set(norm.values())) == 1:
+    norm = {c.id: comparison_value(c) for c in group}
+    if len(set(norm.values())) == 1 or all(c.cardinality == "multi" for c in group):
         return {c.id: "winner" for c in group}, None
+    qualifiers = group[0].qualifiers
+    # the conflict's identity: unqualified conflicts keep the ids they had
+    ident: tuple = (subject, attribute, sorted(qualifiers.items())) if qualifiers else (
+        subject, attribute)
     top = max(c.authority.rank for c in group)
     leaders = [c for c in group if c.authority.rank == top]
     leading_values = {norm[c.id] for c in leaders}
@@ -37,9 +49,11 @@ def _settle(
     recency_note = ""
     if len(leading_values) == 1:
         winner_value = next(iter(leading_values))
-    elif all(tiebreak_of(c.authority.rule) == "recency" for c in leaders):
-        newest = max(c.observed_at for c in leaders)
-        newest_values = {norm[c.id] for c in leaders if c.observed_at == newest}
+    elif (all(tiebreak_of(c.authority.rule) == "recency" for c in leaders)
+          and all(c.as_of is not None for c in leaders)):
+        # a claim with no time of its own cannot be ordered: the item stays contested
+        newest = max(c.as_of for c in leaders)  # type: ignore[type-var]
+        newest_values = {norm[c.id] for c in leaders if c.as_of == newest}
         if len(newest_values) == 1:
             winner_value = next(iter(newest_values))
             recency_note = "declared recency tiebreak at rank %d" % top
@@ -61,8 +75,9 @@ def _settle(
                     reason = f"superseded by a more recent source ({recency_note})"
                 overruled.append(_overruled(c, reason))
         conflict = Conflict(
-            id=content_id(subject, attribute, sorted(norm.values()), "resolved"),
-            subject=subject, attribute=attribute, state="resolved", value=champion.value,
+            id=content_id(*ident, sorted(norm.values()), "resolved"),
+            subject=subject, attribute=attribute, qualifiers=qualifiers, state="resolved",
+            value=champion.value,
             winners=tuple(c.id for c in ordered if status[c.id] == "winner"),
             overruled=tuple(overruled),
         )
@@ -77,8 +92,8 @@ def _settle(
                 c, f"outranked: open contradiction at rank {top} over {c.authority.rule} "
                    f"(rank {c.authority.rank})"))
     conflict = Conflict(
-        id=content_id(subject, attribute, sorted(norm.values()), "open"),
-        subject=subject, attribute=attribute, state="open",
+        id=content_id(*ident, sorted(norm.values()), "open"),
+        subject=subject, attribute=attribute, qualifiers=qualifiers, state="open",
         contested=tuple(c.id for c in ordered if status[c.id] == "contested"),
         overruled=tuple(overruled),
     )
@@ -91,14 +106,14 @@ def resolve(
     """Status of every claim (statements and references are always winners) and the
     conflicts, in a deterministic order."""
     status: dict[str, ClaimStatus] = {}
-    groups: dict[tuple[str, str], list[Claim]] = defaultdict(list)
+    groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[Claim]] = defaultdict(list)
     for c in claims:
         if c.comparable:
-            groups[(c.subject, c.attribute)].append(c)
+            groups[(c.subject, c.attribute, tuple(sorted(c.qualifiers.items())))].append(c)
         else:
             status[c.id] = "winner"
     conflicts: list[Conflict] = []
-    for (subject, attribute), group in sorted(groups.items()):
+    for (subject, attribute, _), group in sorted(groups.items()):
         group_status, conflict = _settle(subject, attribute, group, tiebreak_of)
         status.update(group_status)
         if conflict is not None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from .models import SCHEMA_VERSION
 from .policy import AuthorityPolicy, Match
 from .render import escape
+from .schema.model import Schema
+from .schema.page import render_schema_section
 
 
 def _match(m: Match) -> str:
@@ -13,7 +15,8 @@ def _match(m: Match) -> str:
     return escape(", ".join(parts)) if parts else "any"
 
 
-def render_schema(policy: AuthorityPolicy) -> str:
+def render_schema(policy: AuthorityPolicy, schema: Schema | None = None,
+                  schema_digest: str = "") -> str:
     lines = [
         "# Wiki schema",
         "",
@@ -93,4 +96,6 @@ def render_schema(policy: AuthorityPolicy) -> str:
     for tier in (*policy.freshness.tiers, policy.freshness.default):
         lines.append(f"| {escape(tier.name)} | {tier.max_age_days} | {_match(tier.match)} |")
     lines.append("")
+    if schema is not None:
+        lines += render_schema_section(schema, schema_digest)
     return "\n".join(lines)

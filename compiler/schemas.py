@@ -16,6 +16,7 @@ from .policy import AuthorityPolicy
 from .provenance.answers import AnswerStatement
 from .provenance.index_root import IndexBucket, IndexStatement
 from .provenance.statement import PageStatement
+from .schema.model import Schema
 
 
 def all_schemas() -> dict[str, dict]:
@@ -23,6 +24,7 @@ def all_schemas() -> dict[str, dict]:
         **EXPORTED_MODELS,
         "ExportedClaim": ExportedClaim,
         "AuthorityPolicy": AuthorityPolicy,
+        "Schema": Schema,
         "CorpusManifest": CorpusManifest,
         "ChangeEvent": ChangeEvent,
         "ChangeEventBody": ChangeBody,

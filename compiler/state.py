@@ -304,6 +304,11 @@ class State:
                  f"WHERE key IN ({','.join('?' * len(chunk))})")
             yield from self.db.execute(q, chunk)
 
+    def set_extractions(self, rows: Sequence[tuple[str, str]]) -> None:
+        """(key, extraction_json): a stored record extracted again, its content unchanged."""
+        self.db.executemany("UPDATE records SET extraction_json=? WHERE key=?",
+                            [(ex, key) for key, ex in rows])
+
     def all_record_keys(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT key FROM records ORDER BY key")]
 
@@ -501,6 +506,21 @@ class State:
             "WHERE c.record_key=?", (record_key,))}
         return claims, touched
 
+    def claim_touches(self, record_key: str) -> dict[str, set[str]]:
+        """Stored claim JSON of a record's claims → the pages each touches (its subject and
+        the entities it mentions), so a relink dirties only the pages of claims that changed."""
+        touches: dict[str, set[str]] = {}
+        ids: dict[str, str] = {}
+        for cid, js, subject in self.db.execute(
+                "SELECT id, claim_json, subject FROM claims WHERE record_key=?", (record_key,)):
+            touches[js] = {subject}
+            ids[cid] = js
+        for cid, entity in self.db.execute(
+                "SELECT m.claim_id, m.entity_id FROM mentions m JOIN claims c ON c.id = m.claim_id "
+                "WHERE c.record_key=?", (record_key,)):
+            touches[ids[cid]].add(entity)
+        return touches
+
     def drop_claims_of(self, record_key: str) -> None:
         self.db.execute("DELETE FROM mentions WHERE claim_id IN "
                         "(SELECT id FROM claims WHERE record_key=?)", (record_key,))
@@ -588,6 +608,15 @@ class State:
             f"SELECT {_FULL_JSON} FROM mentions m JOIN claims c ON c.id = m.claim_id "
             "JOIN records r ON r.key = c.record_key "
             "WHERE m.entity_id=? AND m.subject != ?", (entity_id, entity_id))]
+
+    def unmapped_attributes(self, limit: int) -> list[tuple[str, int, int, str]]:
+        """(attribute, claims, subjects, an example subject) of the most frequent attributes
+        of comparable claims the schema does not declare (``name`` is every record's own)."""
+        return [tuple(r) for r in self.db.execute(  # type: ignore[misc]
+            "SELECT attribute, count(*) AS n, count(DISTINCT subject), min(subject) FROM claims "
+            "WHERE kind IN ('field', 'fact') AND attribute != 'name' "
+            "AND coalesce(json_extract(claim_json, '$.mapped'), 0) = 0 "
+            "GROUP BY attribute ORDER BY n DESC, attribute LIMIT ?", (limit,))]
 
     def open_conflicts(self) -> list[Conflict]:
         return [Conflict.model_validate_json(r[0]) for r in self.db.execute(

@@ -108,6 +108,25 @@ def _extracted_row(x: ExtractedRecord, rel: str) -> RecordRow:
     )
 
 
+def reextract(item: tuple[str, str, str, str]) -> tuple[str, str | None, bool]:
+    """(record key, record JSON, stored extraction JSON, record sha256) → the key, the
+    record's new extraction JSON when it differs from the stored one (else None) and whether
+    its claims differ (not only the backend digest it names). A record whose stored digest is
+    not its content's was extracted elsewhere (a site's claim set): it keeps that extraction."""
+    key, record_json, old, sha = item
+    record = SourceRecord.model_validate_json(record_json)
+    if record.sha256 != sha:
+        return key, None, False
+    new = CONTEXT["backend"].extract(record).model_dump_json()
+    return key, (new if new != old else None), claims_differ(old, new)
+
+
+def claims_differ(old: str, new: str) -> bool:
+    """Two extractions' JSON differ beyond the backend digest they lead with."""
+    marker = ',"claims":'
+    return old.partition(marker)[2] != new.partition(marker)[2] or marker not in new
+
+
 class ClaimRow(NamedTuple):
     id: str
     subject: str
@@ -126,7 +145,8 @@ def link(item: tuple[str, str, str, str]) -> tuple[str, list[ClaimRow], str]:
     # dump of the whole record) per relink cost more than validating the record
     record.__dict__["sha256"] = sha
     extraction = Extraction.model_validate_json(extraction_json)
-    claims = link_record(record, extraction, CONTEXT["lookup"], CONTEXT["policy"].authority(record))
+    claims = link_record(record, extraction, CONTEXT["lookup"], CONTEXT["policy"].authority(record),
+                         CONTEXT.get("schema"))
     provenance = claims[0].model_dump_json(include=CLAIM_PROVENANCE) if claims else "{}"
     return key, [
         ClaimRow(c.id, c.subject, c.attribute, c.kind,
@@ -162,6 +182,15 @@ class RenderedPage(NamedTuple):
     statuses: list[tuple[str, str]]  # (status, claim id)
     conflicts: list[tuple[str, str, str, str]]  # (id, subject, state, json)
     search_rows: list[tuple[str, str, str, str, str, str]]
+
+
+def _searchable(c: Claim) -> str:
+    """The value as written, and its typed form where that reads differently, so a search for
+    ``22000000`` finds ``$22M`` and one for ``Food & Beverage`` finds ``FOOD_BEVERAGES``."""
+    n = c.normalized
+    if c.kind in ("field", "fact") and n and n.lower() != c.value.lower():
+        return f"{c.value} {n}"
+    return c.value
 
 
 def render(jobs: list[PageJob]) -> list[RenderedPage]:
@@ -213,5 +242,5 @@ def _render_one(job: PageJob) -> tuple[RenderedPage, bytes | None]:
         type=entity.type, title=entity.name, summary=summary,
         statuses=[(s, cid) for cid, s in status.items()],
         conflicts=[(c.id, entity.id, c.state, js) for c, js in zip(conflicts, conflict_jsons)],
-        search_rows=[(c.id, entity.id, name, c.attribute, c.value, c.quote) for c in claims],
+        search_rows=[(c.id, entity.id, name, c.label, _searchable(c), c.quote) for c in claims],
     ), payload

@@ -22,7 +22,11 @@ _DETERMINERS = ("the ", "a ", "an ", "our ", "its ", "their ", "your ", "this ",
 _CONNECTORS = frozenset({"of", "for", "the", "s", "at", "in", "on", "by", "to", "with", "and"})
 _LEGAL_SUFFIXES = frozenset(
     {"inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc",
-     "plc", "gmbh", "ag", "sa", "bv", "nv", "pty", "llp"}
+     "plc", "gmbh", "ag", "sa", "bv", "nv", "pty", "llp",
+     # the Nordic, French, Italian, German, Asian forms CRMs carry and help desks drop ("spa"
+     # is left out: a "Day Spa" is not a company form)
+     "ab", "asa", "oy", "oyj", "aps", "sarl", "sas", "srl", "kg", "se", "kk", "pte", "pvt",
+     "bhd", "lp"}
 )
 
 

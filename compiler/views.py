@@ -108,7 +108,13 @@ class Visibility:
         out = []
         for c in claims:
             kept = tuple(m for m in c.mentions if self.exists(m.entity))
-            out.append(c if len(kept) == len(c.mentions) else c.model_copy(update={"mentions": kept}))
+            if len(kept) == len(c.mentions):
+                out.append(c)
+                continue
+            update: dict = {"mentions": kept}
+            if c.kind == "reference" and c.normalized is not None and not self.exists(c.normalized):
+                update["normalized"] = None  # the typed form of a reference is the page's id
+            out.append(c.model_copy(update=update))
         return out
 
 

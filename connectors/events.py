@@ -211,7 +211,8 @@ def record_event(
     src = EventSource(
         version=__version__, tenant=record.tenant, system=record.system, instance=record.instance,
         type=record.type, id=record.id, record_version=record.version, sha256=record.sha256,
-        snapshot=op == "r", ts_ms=_ms(record.updated_at),
+        # a record with no time of its own (an undated note) is dated by its event
+        snapshot=op == "r", ts_ms=_ms(record.updated_at or now),
     )
     return ChangeEvent(
         id=f"{record.key}@{record.version}",

@@ -126,6 +126,11 @@ def _record(
         updated_at = parse_timestamp(str(version))
     except ValueError as exc:
         raise FieldError(f"properties.{modified}", str(exc)) from None
+    if obj.get("updatedAt"):  # the object's own time, which the recency tiebreak uses
+        try:
+            updated_at = parse_timestamp(str(obj["updatedAt"]))
+        except ValueError as exc:
+            raise FieldError("updatedAt", str(exc)) from None
 
     kind = OBJECT_TYPES.get(object_type, _CUSTOM)
     title, title_keys = _title(props, kind, object_type)

@@ -18,6 +18,7 @@ from ._common import FieldError, as_dict, as_list, build_each, origin, payload_i
 from .base import RecordError, SourceConfig
 from .privacy import declared_acl
 from .timefmt import parse_timestamp
+from .xhtml import header_row
 
 _DEFAULT_REFERENCE_FIELDS = {"Customer": "account", "Account": "account"}
 _NAMED_FIELDS = ("status", "priority", "issuetype", "resolution")
@@ -78,6 +79,7 @@ def _record(
 
     summary = fields.get("summary")
     record_fields, references = _fields_and_references(fields, names, source)
+    body, span_times = _body(fields)
     return SourceRecord(
         tenant=tenant,
         system=JiraConnector.system,
@@ -89,7 +91,8 @@ def _record(
         title=f"{key}: {summary}" if summary else str(key),
         name=str(key),
         url=_url(issue, str(key), source),
-        body=_body(fields),
+        body=body,
+        span_times=span_times,
         fields=record_fields,
         references=references,
         entity_type="ticket",
@@ -110,8 +113,10 @@ def _url(issue: dict[str, Any], key: str, source: SourceConfig) -> str | None:
     return f"{str(base).rstrip('/')}/browse/{key}" if base else None
 
 
-def _body(fields: dict[str, Any]) -> str:
-    blocks = [_text(fields.get("description"))]
+def _body(fields: dict[str, Any]) -> tuple[str, tuple[tuple[int, int, datetime], ...]]:
+    """Description and visible comments as text, and each comment's span with its own time
+    (a claim made in a comment is as of the comment, not the issue's last update)."""
+    blocks: list[tuple[str, datetime | None]] = [(_text(fields.get("description")), None)]
     comment = fields.get("comment")
     # v2 wraps comments in a page object; the v3 reference example inlines the list.
     comments = as_list(comment.get("comments")) if isinstance(comment, dict) else as_list(comment)
@@ -125,8 +130,31 @@ def _body(fields: dict[str, Any]) -> str:
         when = f" on {str(created)[:10]}" if created else ""
         text = _text(c.get("body"))
         if text:
-            blocks.append(f"Comment by {who}{when}:\n{text}")
-    return "\n\n".join(b for b in blocks if b)
+            blocks.append((f"Comment by {who}{when}:\n{text}", _comment_time(c)))
+    parts: list[str] = []
+    times: list[tuple[int, int, datetime]] = []
+    at = 0
+    for text, stamp in blocks:
+        if not text:
+            continue
+        if parts:
+            at += 2  # the blank line between blocks
+        if stamp is not None:
+            times.append((at, at + len(text), stamp))
+        parts.append(text)
+        at += len(text)
+    return "\n\n".join(parts), tuple(times)
+
+
+def _comment_time(comment: dict[str, Any]) -> datetime | None:
+    """When the comment said what it says: its last edit, else its creation."""
+    for key in ("updated", "created"):
+        if isinstance(comment.get(key), str):
+            try:
+                return parse_timestamp(comment[key])
+            except ValueError:
+                continue
+    return None
 
 
 def _text(value: Any) -> str:
@@ -235,11 +263,10 @@ def _walk(node: Any, out: list[str]) -> None:
     elif kind == "listItem":
         inner = adf_to_text({"content": node.get("content")})
         out.append("\n- " + inner + "\n")  # nested items keep their own "- " on later lines
+    elif kind == "table":
+        _adf_table(node, out)
     elif kind == "tableRow":
-        cells = [
-            adf_to_text({"content": as_dict(c).get("content")}).replace("\n", " ")
-            for c in as_list(node.get("content"))
-        ]
+        cells = _adf_cells(node)
         row = f"{cells[0]}: {cells[1]}" if len(cells) == 2 else " | ".join(cells)
         out.append("\n" + row + "\n")
     else:
@@ -247,6 +274,28 @@ def _walk(node: Any, out: list[str]) -> None:
         out.append("\n" if block else "")
         _walk(node.get("content"), out)
         out.append("\n" if block else "")
+
+
+def _adf_cells(row: Any) -> list[str]:
+    return [adf_to_text({"content": as_dict(c).get("content")}).replace("\n", " ")
+            for c in as_list(as_dict(row).get("content"))]
+
+
+def _adf_table(node: dict[str, Any], out: list[str]) -> None:
+    """A table whose first row is all header cells: its rows as ``Header: cell; …`` (the form
+    Confluence tables take too); otherwise row by row as before."""
+    rows = [r for r in as_list(node.get("content")) if as_dict(r).get("type") == "tableRow"]
+    first = as_list(as_dict(rows[0]).get("content")) if rows else []
+    if len(first) < 2 or not all(as_dict(c).get("type") == "tableHeader" for c in first):
+        out.append("\n")
+        _walk(node.get("content"), out)
+        out.append("\n")
+        return
+    header = _adf_cells(rows[0])
+    for row in rows[1:]:
+        line = header_row(header, _adf_cells(row))
+        if line:
+            out.append("\n" + line + "\n")
 
 
 def _adf_date(timestamp: Any) -> str:

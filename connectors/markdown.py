@@ -1,7 +1,8 @@
 """Markdown files with optional YAML frontmatter: hand-written pages in a folder source.
 
-Frontmatter must declare ``updated`` (a date or datetime): a file's mtime changes on every
-checkout, so it cannot date a record reproducibly.
+Frontmatter ``updated`` (a date or datetime) dates a note. A note without one compiles with
+no timestamp (a file's mtime changes on every checkout, so it cannot date a record
+reproducibly): where a recency tiebreak would need its time, the item stays contested.
 """
 
 from __future__ import annotations
@@ -83,16 +84,14 @@ def _split_frontmatter(text: str) -> tuple[dict[str, Any] | str, str]:
 def _record(
     meta: dict[str, Any], raw_body: str, stem: str, data: bytes, path: str, source: SourceConfig, tenant: str
 ) -> SourceRecord:
-    if "updated" not in meta or meta["updated"] in (None, ""):
-        raise FieldError(
-            "updated", "frontmatter must declare 'updated' (a date) so compiles are reproducible"
-        )
-    if not isinstance(meta["updated"], str | date):
-        raise FieldError("updated", f"expected a date, got {type(meta['updated']).__name__}")
-    try:
-        updated_at = parse_timestamp(meta["updated"])
-    except ValueError as exc:
-        raise FieldError("updated", str(exc)) from None
+    updated_at = None
+    if meta.get("updated") not in (None, ""):
+        if not isinstance(meta["updated"], str | date):
+            raise FieldError("updated", f"expected a date, got {type(meta['updated']).__name__}")
+        try:
+            updated_at = parse_timestamp(meta["updated"])
+        except ValueError as exc:
+            raise FieldError("updated", str(exc)) from None
 
     body, targets = _strip_wikilinks(raw_body.strip("\n"))
     title = meta.get("title")

@@ -108,10 +108,15 @@ def _record(row: Any, pointer: str, path: str, source: SourceConfig, tenant: str
         raise FieldError(
             "SystemModstamp", "record has no SystemModstamp or LastModifiedDate (add it to the SOQL)"
         )
-    try:
-        updated_at = parse_timestamp(version)
-    except ValueError as exc:
-        raise FieldError("SystemModstamp", str(exc)) from None
+    # SystemModstamp versions the record (it moves on system updates too); the record's time for
+    # recency is when a user last changed it, LastModifiedDate
+    updated_at = None
+    for stamp in ("SystemModstamp", "LastModifiedDate"):
+        if row.get(stamp):
+            try:
+                updated_at = parse_timestamp(row[stamp])
+            except ValueError as exc:
+                raise FieldError(stamp, str(exc)) from None
 
     description = row.get("Description")
     instance_url = str(source.options.get("instance_url", "")).rstrip("/")

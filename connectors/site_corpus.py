@@ -109,4 +109,6 @@ def _older(record: SourceRecord, old: bytes) -> bool:
         previous = SourceRecord.model_validate_json(old)
     except ValueError:
         return False  # a damaged file is always replaced
+    if record.updated_at is None or previous.updated_at is None:
+        return False  # undated: the newer event wins
     return record.updated_at < previous.updated_at

@@ -1,8 +1,12 @@
 """Confluence storage format (XHTML with ``ac:``/``ri:`` macros) to plain text.
 
 The text is what claims quote and index spans into, so the conversion is deterministic and
-line-oriented: one block per line, list items as ``- item``, two-cell table rows as
-``key: value`` (the usual shape of a Confluence "page properties" table).
+line-oriented: one block per line, list items as ``- item``, definition list entries as
+``term: definition``, two-cell table rows as ``key: value`` (the usual shape of a Confluence
+"page properties" table). A table whose first row is all header cells is written row by row as
+``Header: cell; Header: cell.`` (the first pair is the row's label; a label under an empty
+header cell stands alone), which reads as text and which the extractor reads cell by cell
+(``compiler/extract/tables.py``).
 """
 
 from __future__ import annotations
@@ -57,14 +61,21 @@ class _Converter(HTMLParser):
         self._verbatim = 0
         self._link: list[_Link] = []
         # each open row remembers how many cells were open around it (tables nest in cells)
-        self._rows: list[tuple[list[str], int]] = []
+        # and whether each of its cells was a header cell
+        self._rows: list[tuple[list[str], int, list[bool]]] = []
         self._cells: list[list[str]] = []
+        self._cell_is_th: list[bool] = []
         self._tables: list[int] = []  # rows open when each table started
+        self._headers: list[list[str] | None] = []  # each open table's header row, once seen
+        self._first_row: list[bool] = []  # each open table: no row closed yet
+        self._term: list[str] | None = None  # a <dt>'s text, until its <dd>
 
     # -- output sinks: the innermost open link, else table cell, else the current line --
     def _emit(self, text: str) -> None:
         if self._link:
             self._link[-1].parts.append(text)
+        elif self._term is not None and not self._cells:
+            self._term.append(text)
         elif self._cells:
             self._cells[-1].append(text)
         else:
@@ -103,12 +114,21 @@ class _Converter(HTMLParser):
         elif tag == "table":
             self._break()
             self._tables.append(len(self._rows))
+            self._headers.append(None)
+            self._first_row.append(True)
         elif tag == "tr":
             self._break()
-            self._rows.append(([], len(self._cells)))
+            self._rows.append(([], len(self._cells), []))
         elif tag in _CELLS and self._rows:
             self._close_cells()  # an unclosed <td> ends where the next one starts
             self._cells.append([])
+            self._cell_is_th.append(tag == "th")
+        elif tag == "dt" and not self._cells and not self._link:
+            self._break()
+            self._term = []
+        elif tag == "dd" and not self._cells and not self._link:
+            self._close_term()
+            self._break()
         elif tag == "br":
             self._break()
         elif tag == "li":
@@ -142,6 +162,15 @@ class _Converter(HTMLParser):
             while len(self._rows) > self._tables[-1]:
                 self._close_row()  # rows the markup forgot to close end with their table
             self._tables.pop()
+            self._headers.pop()
+            self._first_row.pop()
+            self._break()
+        elif tag == "dt" and self._term is not None:
+            term = _SPACE.sub(" ", "".join(self._term)).strip()
+            self._term = None
+            self._pending_term = term
+        elif tag == "dd":
+            self._pending_term = ""
             self._break()
         elif tag == "li":
             self._break()
@@ -179,10 +208,23 @@ class _Converter(HTMLParser):
         if text:
             self._emit(text)
 
+    _pending_term = ""
+
+    def _close_term(self) -> None:
+        """A <dd> starts: its text follows its term ("term: definition")."""
+        if self._term is not None:  # <dd> without </dt>
+            self._pending_term = _SPACE.sub(" ", "".join(self._term)).strip()
+            self._term = None
+        if self._pending_term:
+            self._prefix = f"{self._pending_term}: "
+        self._pending_term = ""
+
     def _close_cell(self) -> None:
         cell = self._cells.pop()
+        is_th = self._cell_is_th.pop() if self._cell_is_th else False
         if self._rows:
             self._rows[-1][0].append(_SPACE.sub(" ", "".join(cell)).strip())
+            self._rows[-1][2].append(is_th)
 
     def _close_cells(self) -> None:
         while self._rows and len(self._cells) > self._rows[-1][1]:
@@ -190,11 +232,22 @@ class _Converter(HTMLParser):
 
     def _close_row(self) -> None:
         self._close_cells()
-        cells, _ = self._rows.pop()
+        cells, _, is_th = self._rows.pop()
         if not cells:
             return
-        line = f"{cells[0]}: {cells[1]}" if len(cells) == 2 else " | ".join(cells)
-        self._emit(line)
+        in_table = bool(self._tables) and len(self._rows) == self._tables[-1]
+        if in_table and self._first_row[-1]:
+            self._first_row[-1] = False
+            if len(cells) >= 2 and all(is_th) and any(cells):
+                self._headers[-1] = cells  # the header row: its cells name the columns
+                return
+        header = self._headers[-1] if in_table else None
+        if header is not None:
+            line = header_row(header, cells)
+        else:
+            line = f"{cells[0]}: {cells[1]}" if len(cells) == 2 else " | ".join(cells)
+        if line:
+            self._emit(line)
         self._break()
 
     def finish(self) -> StorageText:
@@ -208,6 +261,22 @@ class _Converter(HTMLParser):
             self._emit(text)
         self._break()
         return StorageText(_tidy(self.lines), tuple(self.links))
+
+
+def header_row(header: list[str], cells: list[str]) -> str:
+    """``Header: cell; Header: cell.``, the one text form of a table row under a header row
+    (Confluence storage here, Jira's ADF too); a cell's own "; " would read as the next pair."""
+    pairs = []
+    for i, cell in enumerate(cells):
+        cell = cell.replace("; ", ", ").strip()
+        if not cell:
+            continue
+        name = header[i].replace("; ", ", ").strip() if i < len(header) else ""
+        pairs.append(f"{name}: {cell}" if name else cell)
+    if not pairs:
+        return ""
+    line = "; ".join(pairs)
+    return line if line.endswith((".", "!", "?")) else line + "."
 
 
 def _tidy(lines: list[str]) -> str:

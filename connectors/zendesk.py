@@ -8,8 +8,20 @@ unnamed custom fields are ids without meaning in a wiki and are skipped, as for 
 the record's labels. A ticket with ``status: "deleted"`` is skipped here: the incremental export
 reports deletions that way and the API connector turns them into tombstones.
 
-The organization becomes a reference when its name is known: from the ``organizations`` sideload
-(``include=organizations``) or ``options.organization_names``; its id is always a field.
+The organization is a reference by its name when the name is known (the ``organizations``
+sideload, ``include=organizations``, or ``options.organization_names``), else by the name
+every organization record also goes by, ``Zendesk organization <id>``; its id is always a field.
+
+Organization exports (``GET /api/v2/organizations.json``, ``/organizations/{id}.json``) are read
+too: one record per organization, type ``organization``, describing an ``account`` entity. Help
+desks name organizations their own way (``NORDWIND``) and commonly keep the CRM account's name
+in an organization field: the field ``options.organization_name_field`` names, else the first
+field whose key reads as a CRM/account/company name (``crm_account_name``, ``account_name``,
+``Company name``). With one, the entity is that account and the organization's own name becomes
+an alias of it, so the organization, its tickets and the CRM's account share one page. The
+aliases also hold ``Zendesk organization <id>`` (a ticket that knows only the organization's id
+links to it) and the domain names. Details and notes are its body, tags its labels, the other
+``organization_fields`` its fields.
 
 ACL: Zendesk has no per-ticket sharing list. Agents see tickets by role and group, and end users
 of the requester's organization see them when the organization shares tickets. The record is
@@ -31,6 +43,7 @@ one ``description`` repeats) is private, the description is left out too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -42,6 +55,8 @@ from .privacy import person
 from .timefmt import parse_timestamp
 
 DELETED = "deleted"
+# the API's organization responses start with their list (or object) key
+_ORG_EXPORT = re.compile(rb'^(?:\xef\xbb\xbf)?\s*\{\s*"organizations?"\s*:')
 _ID_FIELDS = ("requester_id", "submitter_id", "assignee_id", "group_id", "organization_id", "brand_id")
 _NAMED_FIELDS = ("status", "priority", "type", "due_at", "created_at")
 
@@ -53,6 +68,9 @@ class ZendeskConnector:
     def parse(
         self, path: str, data: bytes, source: SourceConfig, tenant: str
     ) -> Iterator[SourceRecord | RecordError]:
+        if _is_organization_export(data):
+            yield from _organizations(path, data, source, tenant)
+            return
         got = payload_items(path, data, "tickets",
                             lambda d: ("ticket", d["ticket"]) if isinstance(d.get("ticket"), dict) else None,
                             "a Zendesk ticket export ({'tickets': [...]}) or ticket")
@@ -64,6 +82,97 @@ class ZendeskConnector:
                                               as_dict(source.options.get("organization_names")).items()}}
         yield from build_each(path, items, "ticket", lambda ticket, pointer: _record(
             ticket, pointer, orgs, path, source, tenant))
+
+
+def _is_organization_export(data: bytes) -> bool:
+    """An organizations list or one organization, not a ticket export with them sideloaded."""
+    return _ORG_EXPORT.match(data[:256]) is not None
+
+
+def _organizations(path: str, data: bytes, source: SourceConfig, tenant: str
+                   ) -> Iterator[SourceRecord | RecordError]:
+    got = payload_items(path, data, "organizations",
+                        lambda d: ("organization", d["organization"])
+                        if isinstance(d.get("organization"), dict) else None,
+                        "a Zendesk organization export ({'organizations': [...]}) or organization")
+    if isinstance(got, RecordError):
+        yield got
+        return
+    _, items = got
+    yield from build_each(path, items, "organization", lambda org, pointer: _organization(
+        org, pointer, path, source, tenant))
+
+
+def _organization(org: Any, pointer: str, path: str, source: SourceConfig, tenant: str
+                  ) -> SourceRecord | None:
+    if not isinstance(org, dict):
+        raise FieldError(None, "expected an organization object")
+    if org.get("id") in (None, ""):
+        raise FieldError("id", "organization has no id")
+    name = org.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise FieldError("name", "organization has no name")
+    updated = org.get("updated_at")
+    updated_at = None
+    if updated:
+        try:
+            updated_at = parse_timestamp(updated)
+        except ValueError as exc:
+            raise FieldError("updated_at", str(exc)) from None
+    org_id = str(org["id"])
+    fields = {str(k): v for k, v in as_dict(org.get("organization_fields")).items()
+              if isinstance(v, str | int | float | bool) and v != ""}
+    crm_key = _crm_name_field(fields, source)
+    crm_name = str(fields.pop(crm_key)).strip() if crm_key else ""
+    body = "\n\n".join(str(org[k]).replace("\r\n", "\n").strip() for k in ("details", "notes")
+                        if isinstance(org.get(k), str) and org[k].strip())
+    own = name.strip()
+    return SourceRecord(
+        tenant=tenant,
+        system=ZendeskConnector.system,
+        instance=source.instance,
+        type="organization",
+        id=org_id,
+        version=str(updated or org.get("created_at") or "1"),
+        updated_at=updated_at,
+        title=crm_name or own,
+        url=_org_url(org, org_id, source),
+        body=body,
+        fields=fields,
+        entity_type="account",
+        aliases=sorted_unique([org_alias(org_id), *([own] if crm_name else []), *(
+            d for d in as_list(org.get("domain_names")) if isinstance(d, str))]),
+        labels=sorted_unique(as_list(org.get("tags"))),
+        acl=ticket_acl(org_id, source),
+        origin=origin(path, pointer),
+    )
+
+
+_CRM_NAME_KEY = re.compile(r"(?i)^(?:crm|sf|salesforce|hubspot|account|company|legal|customer)"
+                          r"[\s_-]*(?:account[\s_-]*|company[\s_-]*)?name$")
+
+
+def _crm_name_field(fields: dict[str, Any], source: SourceConfig) -> str | None:
+    """The organization field holding the CRM account's name (see the module docstring)."""
+    wanted = source.options.get("organization_name_field")
+    if wanted:
+        return str(wanted) if isinstance(fields.get(str(wanted)), str) else None
+    for key in sorted(fields):
+        if _CRM_NAME_KEY.match(key) and isinstance(fields[key], str) and fields[key].strip():
+            return key
+    return None
+
+
+def _org_url(org: dict[str, Any], org_id: str, source: SourceConfig) -> str | None:
+    api = org.get("url")
+    base = api.split("/api/v2/", 1)[0] if isinstance(api, str) and "/api/v2/" in api \
+        else source.options.get("base_url")
+    return f"{str(base).rstrip('/')}/agent/organizations/{org_id}" if base else None
+
+
+def org_alias(organization_id: Any) -> str:
+    """The name an organization goes by where only its id is known."""
+    return f"Zendesk organization {organization_id}"
 
 
 def organization_names(doc: Any) -> dict[str, str]:
@@ -93,7 +202,7 @@ def _record(
     subject = ticket.get("subject") or ticket.get("raw_subject")
     description = ticket.get("description")
     org = ticket.get("organization_id")
-    org_name = orgs.get(str(org)) if org is not None else None
+    org_name = (orgs.get(str(org)) or org_alias(org)) if org not in (None, "") else None
     return SourceRecord(
         tenant=tenant,
         system=ZendeskConnector.system,

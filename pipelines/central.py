@@ -80,6 +80,10 @@ def prepare_corpus(topo: Topology) -> Path:
     _write_if_changed(corpus / "authority.yaml", topo.central.authority.read_bytes())
     if topo.central.directory is not None:
         _write_if_changed(corpus / "directory.yaml", topo.central.directory.read_bytes())
+    if topo.central.schema_file is not None:
+        _write_if_changed(corpus / "schema.yaml", topo.central.schema_file.read_bytes())
+    else:
+        (corpus / "schema.yaml").unlink(missing_ok=True)
     for s in topo.sites:
         (corpus / CLAIMSETS / s.name).mkdir(parents=True, exist_ok=True)
     return corpus

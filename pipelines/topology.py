@@ -61,6 +61,9 @@ class CentralConfig(BaseModel):
     workdir: Path = Field(description="the aggregate corpus (claim sets) and wiki, before publish")
     authority: Path = Field(description="authority.yaml: settles conflicts across all sites")
     directory: Path | None = Field(None, description="directory.yaml: users → groups")
+    schema_file: Path | None = Field(
+        None, alias="schema", description="schema.yaml: the vocabulary every site's claims are "
+        "linked under (docs/schema.md); without one, the bundled base schema")
     schedule: str | None = Field(None, description="cron schedule of the aggregation")
     freshness_schedule: str | None = Field(None, description="cron schedule of freshness checks")
     freshness_slo_hours: float = Field(
@@ -113,7 +116,8 @@ def load_topology(path: Path) -> Topology:
     store = topo.store if "://" in topo.store else str(here(Path(topo.store)))
     central = topo.central.model_copy(update={
         "workdir": here(topo.central.workdir), "authority": here(topo.central.authority),
-        "directory": here(topo.central.directory)})
+        "directory": here(topo.central.directory),
+        "schema_file": here(topo.central.schema_file)})
     sites = tuple(s.model_copy(update={"corpus": here(s.corpus), "workdir": here(s.workdir),
                                        "trusted_key": here(s.trusted_key)})
                   for s in topo.sites)

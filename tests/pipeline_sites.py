@@ -21,7 +21,8 @@ def write_topology(root: Path, sites: list[dict], store: str) -> Path:
     """The sites file: these sites, Acme's authority policy and directory at the centre."""
     topo = {"tenant": "acme", "store": store,
             "central": {"workdir": "central", "authority": str(ACME / "authority.yaml"),
-                        "directory": str(ACME / "directory.yaml")},
+                        "directory": str(ACME / "directory.yaml"),
+                        "schema": str(ACME / "schema.yaml")},
             "sites": sites}
     path = root / "folio-sites.yaml"
     path.write_text(yaml.safe_dump(topo))
@@ -37,6 +38,7 @@ def make_topology(root: Path, share: dict | None = None, store: str | None = Non
         for p in paths:
             shutil.copytree(ACME / p, corpus / p)
         shutil.copy(ACME / "authority.yaml", corpus)
+        shutil.copy(ACME / "schema.yaml", corpus)
         (corpus / "sources.yaml").write_text(yaml.safe_dump(
             {"tenant": "acme", "sources": [s for s in manifest["sources"] if s["path"] in paths]}))
         sites.append(site_entry(name, **({"share": share} if share else {})))

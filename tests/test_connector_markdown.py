@@ -103,11 +103,12 @@ def test_title_falls_back_to_file_stem() -> None:
     assert record.entity_type == "topic"
 
 
-def test_missing_updated_is_an_error() -> None:
-    err = _error("# Title\n\nbody\n", path="notes/x.md")
-    assert (err.path, err.record, err.field) == ("notes/x.md", "x", "updated")
-    err = _error("---\ntitle: X\nupdated:\n---\nbody\n")
-    assert err.field == "updated"
+def test_note_without_updated_compiles_undated() -> None:
+    """Issue 20: a note without ``updated`` is compiled with no timestamp, not rejected."""
+    record = _one("# Title\n\nbody\n", path="notes/x.md")
+    assert (record.id, record.title, record.updated_at) == ("x", "Title", None)
+    record = _one("---\ntitle: X\nupdated:\n---\nbody\n")
+    assert record.updated_at is None and record.body == "body"
 
 
 def test_bad_updated_values_are_errors() -> None:
@@ -128,7 +129,8 @@ def test_unterminated_and_non_mapping_frontmatter() -> None:
 
 
 def test_horizontal_rule_at_top_is_not_frontmatter() -> None:
-    assert _error("-----\nbody\n").field == "updated"  # parsed as body, then lacks `updated`
+    record = _one("-----\nbody\n")  # a rule, not a fence: all of it is body
+    assert record.body == "-----\nbody" and record.updated_at is None
 
 
 def test_invalid_acl_is_an_acl_error() -> None:

@@ -73,8 +73,10 @@ def test_acl_is_the_default_readers_plus_the_organization() -> None:
     assert records["35437"].acl.groups == ("agents", "org:360000222")
 
 
-def test_organization_reference_needs_a_name_from_sideload_or_options() -> None:
-    assert all(not r.references for r in _records(_parse(_doc())).values())
+def test_organization_reference_by_name_from_sideload_or_options_else_by_id() -> None:
+    refs = {k: r.references for k, r in _records(_parse(_doc())).items()}
+    assert refs["35436"] == (Reference(relation="organization", target_type="account",
+                                       target_name="Zendesk organization 360000111"),)
     doc = _doc()
     doc["organizations"] = [{"id": 360000111, "name": "Globex Corporation", "url": "https://acme.zendesk.com/api/v2/organizations/360000111.json"}]
     records = _records(_parse(doc, source=_source(organization_names={"360000222": "Initech"})))

@@ -87,7 +87,8 @@ def test_return_window_statuses(exported: str) -> None:
     claims = [json.loads(line) for line in exported.splitlines()]
     window = {c["value"]: c["status"] for c in claims
               if c["subject"] == "policy/return-policy"
-              and c["attribute"] == "return window for enterprise customers"}
+              and c["attribute"] == "return window"
+              and c["qualifiers"] == {"customer tier": "Enterprise"}}
     assert window == {"60 days": "winner", "30 days": "overruled"}
 
 

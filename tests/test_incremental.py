@@ -123,7 +123,52 @@ def rename_account(corpus: Path, _: int, value: int) -> None:
     path.write_text(json.dumps(data, indent=2))
 
 
-OPS = [edit_doc, delete_doc, add_doc, edit_policy, drop_legacy_globex, rename_account]
+def _schema(corpus: Path) -> dict:
+    import yaml
+
+    path = corpus / "schema.yaml"
+    return yaml.safe_load(path.read_text()) if path.exists() else {"types": {}}
+
+
+def _write_schema(corpus: Path, doc: dict) -> None:
+    import yaml
+
+    (corpus / "schema.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def edit_schema(corpus: Path, i: int, value: int) -> None:
+    """schema.yaml edits of every kind: an attribute dropped (its claims become unmapped), a
+    type changed, a cardinality flipped (a contradiction disappears), a field mapped, an enum
+    synonym added, the version bumped (nothing but the digest changes), the file removed."""
+    doc = _schema(corpus)
+    types = doc.setdefault("types", {})
+    kind = i % 7
+    if kind == 0:
+        types.get("product", {}).get("attributes", {}).pop("operating temperature", None)
+    elif kind == 1:
+        attrs = types.setdefault("policy", {}).setdefault("attributes", {})
+        attrs["effective date"] = {"type": "text" if value % 2 else "date"}
+    elif kind == 2:
+        attrs = types.setdefault("product", {}).setdefault("attributes", {})
+        sla = attrs.setdefault("uptime sla", {"type": "percent"})
+        sla["cardinality"] = "multi" if sla.get("cardinality") != "multi" else "single"
+    elif kind == 3:
+        types.setdefault("ticket", {}).setdefault("attributes", {})["customer"] = {
+            "type": "reference", "target": "account"}
+        doc.setdefault("mappings", []).append(
+            {"system": "jira", "fields": {"Customer": "customer"}})
+    elif kind == 4:
+        attrs = types.setdefault("account", {}).setdefault("attributes", {})
+        attrs["industry"] = {"values": {"Manufacturing": [f"MFG_{value}"]}}
+    elif kind == 5:
+        doc["version"] = f"acme-{value}"
+    else:
+        (corpus / "schema.yaml").unlink(missing_ok=True)
+        return
+    _write_schema(corpus, doc)
+
+
+OPS = [edit_doc, delete_doc, add_doc, edit_policy, drop_legacy_globex, rename_account, edit_schema]
 
 op_lists = st.lists(
     st.tuples(st.sampled_from(range(len(OPS))), st.integers(0, 7), st.integers(1, 90)),
@@ -147,6 +192,51 @@ def test_incremental_equals_clean_rebuild(ops: list[tuple[int, int, int]]) -> No
         clean = root / "clean"
         compile_wiki(corpus, clean, today="2026-11-21")
         assert_same_wiki(inc, clean)
+
+
+def test_schema_edit_recompiles_only_the_claims_whose_mapping_changed(tmp_path: Path) -> None:
+    """Editing schema.yaml is not a full rebuild: every record is relinked, but only the pages
+    whose claims changed are rendered and written; every DBOM is re-signed with the new
+    schema digest, and the result equals a clean rebuild."""
+    from compiler.provenance.verify import trust_from, verify_wiki
+    from compiler.schema import digest, load_schema
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    wiki = tmp_path / "wiki"
+    first = compile_wiki(corpus, wiki, today="2026-11-21")
+    page = (wiki / "product" / "acme-edge.claims.json").read_text()
+    assert '"attribute":"operating temperature"' in page
+    edit_schema(corpus, 0, 0)  # "operating temperature" is no longer declared
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert not report.full_rebuild and report.schema_changed
+    assert report.records_relinked == first.records_seen
+    assert report.written == ["product/acme-edge"]
+    assert report.pages_rendered == 1
+    claims = json.loads((wiki / "product" / "acme-edge.claims.json").read_text())["claims"]
+    temp = [c for c in claims if c["attribute"] == "operating temperature"]
+    assert temp and not any(c.get("mapped", False) for c in temp)  # absent: its default
+    # every page's DBOM names the schema it now compiles under, and still verifies
+    want = digest(load_schema(corpus))
+    for eid in ("product/acme-edge", "account/globex"):
+        bundle = json.loads((wiki / f"{eid}.dbom.json").read_text())
+        import base64
+
+        stmt = json.loads(base64.b64decode(bundle["dsseEnvelope"]["payload"]))
+        params = stmt["predicate"]["buildDefinition"]["internalParameters"]
+        assert params["corpus_schema_digest"] == want, eid
+    assert verify_wiki(wiki, trust_from(FolioSettings())).findings == []
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today="2026-11-21")
+    assert_same_wiki(wiki, clean)
+
+    # a version bump changes the digest only: nothing is rendered, everything re-signed
+    edit_schema(corpus, 5, 7)
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert report.schema_changed and report.pages_rendered == 0 and report.written == []
+    # and an unchanged schema is no change at all
+    report = compile_wiki(corpus, wiki, today="2026-11-21")
+    assert not report.schema_changed and report.records_relinked == 0
 
 
 def test_one_record_change_touches_only_pages_citing_it(tmp_path: Path) -> None:
@@ -218,7 +308,8 @@ def test_worker_processes_write_the_same_wiki_as_one_process(tmp_path: Path) -> 
     report = compile_wiki(corpus, parallel, two, today="2026-11-21")
     assert report.pages_written == report.pages_total > 20
     assert_same_wiki(parallel, serial)
-    for op, i, value in [(0, 0, 4), (2, 1, 7), (4, 0, 0), (5, 0, 3)]:
+    # (6, …): schema.yaml edits, whose re-extraction runs in the workers too
+    for op, i, value in [(0, 0, 4), (2, 1, 7), (4, 0, 0), (5, 0, 3), (6, 0, 0), (6, 3, 1)]:
         OPS[op](corpus, i, value)
         compile_wiki(corpus, serial, one, today="2026-11-21")
         report = compile_wiki(corpus, parallel, two, today="2026-11-21")

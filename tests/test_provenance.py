@@ -44,7 +44,8 @@ PAGE = "policy/return-policy"
 FIXED_BUILD = BuildContext(
     compiler_version="0.1.0", schema_version="1",
     backend={"backend": "offline", "model": "none", "rules": "offline-1"},
-    policy_digest="0" * 64, builder_id="urn:folio:builder:test",
+    policy_digest="0" * 64, corpus_schema=("acme-2026.11", "1" * 64),
+    builder_id="urn:folio:builder:test",
     invocation_id="00000000-0000-4000-8000-000000000000",
     started_on=datetime(2026, 11, 21, 0, 0, tzinfo=UTC),
     finished_on=datetime(2026, 11, 21, 0, 1, tzinfo=UTC),
@@ -141,7 +142,14 @@ def test_page_dbom_content(acme_wiki: Path) -> None:
                                          "version"}
     assert set(bd["internalParameters"]) == {
         "compiler_version", "schema_version", "extraction_backend", "extraction_model",
-        "prompt_template_digest", "authority_policy_digest"}
+        "prompt_template_digest", "authority_policy_digest", "corpus_schema_version",
+        "corpus_schema_digest"}
+    # the schema the page compiled under (issue 20): the base with examples/acme/schema.yaml
+    from compiler.schema import digest, load_schema
+
+    schema = load_schema(ROOT / "examples" / "acme")
+    assert bd["internalParameters"]["corpus_schema_digest"] == digest(schema)
+    assert bd["internalParameters"]["corpus_schema_version"] == schema.version == "acme-2026.11"
     meta = doc["predicate"]["runDetails"]["metadata"]
     assert meta["startedOn"] <= meta["finishedOn"] and meta["invocationId"]
     claims = doc["predicate"]["folio"]["claims"]

@@ -7,7 +7,11 @@ claim by claim:
 
 * the quote must occur verbatim in the chunk (its span is where it occurs);
 * the value must be found, word for word, in the quote;
-* a quote that reads as an instruction to a model is not a fact about the business;
+* a quote that reads as an instruction to a model, or stands in a paragraph that does, is not
+  a fact about the business (``screen.py``: the same screen as the offline backend's);
+* with a schema, the attribute is one of its canonical names (or "other", then mapped through
+  the schema's phrases where it can be), qualifiers are declared ones whose value the quote
+  names, and a typed attribute's value is of its type;
 * nothing may contain a configured secret;
 * the model must be at least ``FOLIO_LLM_MIN_CONFIDENCE`` sure.
 
@@ -21,7 +25,6 @@ are the same as for the offline backend.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,32 +41,73 @@ from .cache import Answer, CallCache
 from .chunking import Chunk, chunk_spans
 from .client import Call, LLMClient
 from .gate import rate_gate
+from ..schema.model import Schema
 from .offline import structured_claims
+from .phrases import AttrRef, Vocabulary, schema_digest, tokens, vocabulary
 from .prompts import extraction_messages, template_digest
-from .responses import LLMClaim, claims_schema
+from .responses import OTHER, LLMClaim, claims_schema
+from .screen import Screened, instruction_reason, overlapping, screened
+from .values import TYPED, find_values
 
 # Bump when validation can keep or drop different claims for the same answers.
-_VALIDATION_VERSION = "llm-validate-1"
+_VALIDATION_VERSION = "llm-validate-2"
 
 CACHE_FILE = "llm_cache.db"
-
-# Quotes that address a model ("ignore previous instructions", "you are now …") are attempts
-# to steer extraction, not statements about the business.
-_INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b[^.]{0,60}\b(?:instructions?|prompts?|rules?|"
-    r"above|previous|prior|earlier)\b|\bsystem prompt\b|\byou are now\b|\bnew instructions\b|"
-    r"\b(?:as an|you are an?) (?:ai|assistant|language model)\b",
-    re.IGNORECASE,
-)
 
 # Reasons that reject a whole answer rather than one claim.
 RESPONSE_REASONS = frozenset({"malformed_json", "truncated_output"})
 
 
+def _canonical(vocab: Vocabulary, c: LLMClaim, entity_type: str | None) -> AttrRef | None:
+    """The canonical attribute a proposed claim names: by its name, else by the schema's
+    phrases when the whole of the model's own attribute words is one of them."""
+    words_of = c.other_attribute if c.attribute == OTHER else c.attribute
+    key = " ".join(words_of.split()).lower()
+    refs = [AttrRef(t, key, et.attributes[key]) for t, et in sorted(vocab.schema.types.items())
+            if key in et.attributes]
+    if not refs:
+        toks = tokens(words_of)
+        full = [m for m in vocab.attribute_matches(words_of, toks) if m.size == len(toks)]
+        refs = list(full[0].targets) if full else []
+    if not refs:
+        return None
+    own = [r for r in refs if r.entity_type == entity_type]
+    return (own or refs)[0]
+
+
+def _qualifier_value(vocab: Vocabulary, qualifier: str, value: str) -> str | None:
+    """The canonical value ``value`` names of ``qualifier`` (itself or a synonym)."""
+    spec = vocab.schema.qualifiers.get(qualifier)
+    if spec is None:
+        return None
+    if value in spec.values:
+        return value
+    return next((canon for q, canon in vocab.qualifier_of(value) if q == qualifier), None)
+
+
+def _qualifiers(vocab: Vocabulary, ref: AttrRef, c: LLMClaim) -> tuple[tuple[str, str], ...] | None:
+    """Declared qualifiers whose value the quote names; None when the model qualified the
+    fact with a value the quote does not name (an invented identity)."""
+    named = set(vocab.qualifier_of(c.quote))
+    out: dict[str, str] = {}
+    for q, v in sorted(c.qualifiers.items()):
+        if not v or q not in ref.spec.qualifiers:
+            continue
+        canon = _qualifier_value(vocab, q, v)
+        if canon is None or (q, canon) not in named:
+            return None
+        out[q] = canon
+    return tuple(sorted(out.items()))
+
+
 def validate_answer(answer: Answer, body: str, chunk: Chunk, secrets: Sequence[str],
-                    min_confidence: float, max_claims: int = 24
+                    min_confidence: float, max_claims: int = 24, *,
+                    vocab: Vocabulary | None = None, entity_type: str | None = None,
+                    blocked: Sequence[Screened] | None = None
                     ) -> tuple[list[RawClaim], Counter[str]]:
-    """The claims of one chunk's answer that check out, and the rest counted by reason."""
+    """The claims of one chunk's answer that check out, and the rest counted by reason.
+    ``blocked``: the body's screened spans (computed here when not given)."""
+    blocked = screened(body) if blocked is None else blocked
     rejected: Counter[str] = Counter()
     if answer.finish_reason == "length":
         # cut off mid-answer: even if the JSON happens to parse, the list is incomplete
@@ -95,7 +139,7 @@ def validate_answer(answer: Answer, body: str, chunk: Chunk, secrets: Sequence[s
         if pos < 0:
             rejected["quote_not_in_source"] += 1
             continue
-        if _INSTRUCTION.search(c.quote):
+        if instruction_reason(c.quote) or overlapping(list(blocked), pos, pos + len(c.quote)):
             rejected["instruction_in_quote"] += 1
             continue
         if not set(words(c.value)) <= set(words(c.quote)) or not words(c.value):
@@ -104,7 +148,23 @@ def validate_answer(answer: Answer, body: str, chunk: Chunk, secrets: Sequence[s
         if c.confidence < min_confidence:
             rejected["low_confidence"] += 1
             continue
-        attribute = normalize_attribute(c.attribute)
+        ref = _canonical(vocab, c, entity_type) if vocab is not None else None
+        if ref is not None:
+            assert vocab is not None
+            if ref.spec.type in TYPED and not find_values(c.value, ref.spec.type):
+                rejected["value_type_mismatch"] += 1
+                continue
+            quals = _qualifiers(vocab, ref, c)
+            if quals is None:
+                rejected["qualifier_not_in_quote"] += 1
+                continue
+            claims.append(RawClaim(attribute=ref.name, value=collapse(c.value), kind="fact",
+                                   quote=c.quote, span=(pos, pos + len(c.quote)),
+                                   subject_phrase=collapse(c.subject), mapped=True,
+                                   qualifiers=quals, subject_type=ref.entity_type))
+            continue
+        attribute = normalize_attribute(c.other_attribute if c.attribute == OTHER
+                                        else c.attribute)
         if not attribute:
             rejected["invalid_claim"] += 1
             continue
@@ -117,12 +177,15 @@ def validate_answer(answer: Answer, body: str, chunk: Chunk, secrets: Sequence[s
 class LLMBackend:
     name = "llm"
 
-    def __init__(self, settings: FolioSettings, state_dir: Path | None = None) -> None:
+    def __init__(self, settings: FolioSettings, state_dir: Path | None = None,
+                 schema: Schema | None = None) -> None:
         if not settings.llm_model:
             raise ExtractionFailed(
                 "FOLIO_BACKEND=llm needs a model: set FOLIO_LLM_MODEL (e.g. openai/gpt-4o-mini, "
                 "or hosted_vllm/<name> with FOLIO_LLM_API_BASE for a local server)")
         self.settings = settings
+        self.schema = schema
+        self.vocab = vocabulary(schema) if schema is not None else None
         self.template = template_digest()
         self.cache = CallCache(state_dir / CACHE_FILE if state_dir is not None else None)
         self.budget = Budget(settings.llm_budget_tokens, settings.llm_budget_usd)
@@ -141,12 +204,20 @@ class LLMBackend:
             self.synthesizer = Synthesizer(self.client, settings.llm_max_output_tokens)
 
     @property
-    def digest(self) -> str:
+    def engine_digest(self) -> str:
+        """Model, prompts and validation alone: a schema edit re-extracts, it need not
+        rebuild the wiki."""
         s = self.settings
         return content_id(self.name, _VALIDATION_VERSION, self.template, s.llm_model,
                           s.llm_chunk_chars, s.llm_min_confidence, s.llm_json_schema,
                           s.llm_max_claims_per_chunk,
                           s.llm_max_output_tokens, s.llm_synthesis)
+
+    @property
+    def digest(self) -> str:
+        if self.schema is None:
+            return self.engine_digest
+        return content_id(self.engine_digest, schema_digest(self.schema))
 
     def describe(self) -> dict[str, str]:
         return {"backend": self.name, "model": str(self.settings.llm_model),
@@ -190,16 +261,18 @@ class LLMBackend:
             plan.append((r, chunks))
             for ch in chunks:
                 messages = extraction_messages(r.entity_type, r.entity_name, r.title,
-                                               r.body[ch.start:ch.end], max_claims)
-                calls.append(Call.of(messages, "folio_claims", claims_schema(max_claims),
+                                               r.body[ch.start:ch.end], max_claims, self.schema)
+                calls.append(Call.of(messages, "folio_claims",
+                                     claims_schema(max_claims, self.schema),
                                      self.settings.llm_max_output_tokens))
         answers = iter(self.client.run(calls))
         out: list[Extraction] = []
         for r, chunks in plan:
-            claims = structured_claims(r)
+            claims = structured_claims(r, self.schema)
             rejected: Counter[str] = Counter()
             usage: Counter[str] = Counter()
             seen: set[tuple] = set()
+            blocked = screened(r.body)
             for ch in chunks:
                 answer = next(answers)
                 usage["calls"] += 1
@@ -207,12 +280,14 @@ class LLMBackend:
                 usage["completion_tokens"] += answer.completion_tokens
                 usage["cost_usd"] += answer.cost_usd  # type: ignore[assignment]
                 got, why = validate_answer(answer, r.body, ch, self.client.secrets,
-                                           self.settings.llm_min_confidence, max_claims)
+                                           self.settings.llm_min_confidence, max_claims,
+                                           vocab=self.vocab, entity_type=r.entity_type,
+                                           blocked=blocked)
                 rejected += why
                 for c in got:
                     # one fact once per span, whichever way the model named its subject:
                     # two names of one entity would otherwise give two claims with one id
-                    key = (c.attribute, c.value, c.span)
+                    key = (c.attribute, c.qualifiers, c.value, c.span)
                     if key in seen:
                         continue
                     seen.add(key)

@@ -199,13 +199,17 @@ def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
     build = BuildContext(
         compiler_version=__version__, schema_version=SCHEMA_VERSION,
         backend=c.backend.describe(), policy_digest=c.policy.digest,
+        corpus_schema=(c.schema.version, c.schema_digest),
         builder_id=c.settings.builder_id, invocation_id=str(uuid.uuid4()),
         started_on=now - timedelta(seconds=time.perf_counter() - started_perf),
         finished_on=now,
     )
     # a full rebuild re-signs everything: the way to re-bless a wiki after a key change or to
     # repair bundles edited behind the compile's back
-    resign_all = ledger.signer(c.state) != signer.identity or c.report.full_rebuild
+    # a schema change re-signs every page (its DBOM names the schema) but re-renders only
+    # the pages whose claims changed
+    resign_all = (ledger.signer(c.state) != signer.identity or c.report.full_rebuild
+                  or c.report.schema_changed)
     # what each source cost to extract goes into the DBOM (LLM backends only: offline
     # extraction is not cached, so this finds nothing)
     usage = c.state.extraction_usage(c.backend.digest) if hasattr(c.backend, "usage") else {}

@@ -71,6 +71,11 @@ class InternalParameters(_Model):
     prompt_template_digest: str = Field(
         description="sha256 of the extraction prompt template or rule set")
     authority_policy_digest: str
+    corpus_schema_version: str = Field(
+        "", description="`version` of the schema the page was compiled under (the bundled "
+        "base with the corpus's schema.yaml merged over it)")
+    corpus_schema_digest: str = Field(
+        "", description="sha256 of that schema's canonical JSON (compiler/schema)")
 
 
 class BuildDefinition(_Model):
@@ -123,7 +128,7 @@ class FolioExtension(_Model):
 
     page: str
     claims: tuple[ClaimEntry, ...]
-    open_conflicts: tuple[str, ...] = Field((), description="attributes left contested")
+    open_conflicts: tuple[str, ...] = Field((), description="attributes left contested, with their qualifiers: refund window (Enterprise)")
     llm_usage: dict[str, float] | None = Field(
         None, description="LLM backends: the sum of the resolved dependencies' llm_usage, what "
         "extracting this page's sources cost (a record feeding several pages counts in each)")
@@ -152,6 +157,8 @@ class BuildContext(_Model):
     schema_version: str
     backend: dict[str, str]
     policy_digest: str
+    corpus_schema: tuple[str, str] | None = Field(
+        None, description="(version, digest) of the schema the compile ran under")
     builder_id: str
     invocation_id: str
     started_on: datetime
@@ -163,10 +170,12 @@ class BuildContext(_Model):
         # the offline backend has no prompt: its rule-set version plays the prompt's part
         template = b.get("prompt_template_digest") or sha256_hex(
             canonical_json({k: v for k, v in sorted(b.items()) if k != "model"}))
+        version, digest = self.corpus_schema or ("", "")
         return InternalParameters(
             compiler_version=self.compiler_version, schema_version=self.schema_version,
             extraction_backend=name, extraction_model=b.get("model", "none"),
-            prompt_template_digest=template, authority_policy_digest=self.policy_digest)
+            prompt_template_digest=template, authority_policy_digest=self.policy_digest,
+            corpus_schema_version=version, corpus_schema_digest=digest)
 
     def run_details(self) -> RunDetails:
         return RunDetails(
@@ -257,7 +266,7 @@ def page_statement_doc(
     ]
     folio: dict[str, Any] = {
         "page": page, "claims": entries,
-        "open_conflicts": sorted(c.attribute for c in conflicts if c.state == "open"),
+        "open_conflicts": sorted(c.label for c in conflicts if c.state == "open"),
     }
     spent = [d["annotations"]["llm_usage"] for d in deps.values() if "llm_usage" in d["annotations"]]
     if spent:
@@ -386,7 +395,7 @@ def page_statement_bytes(
                 total[k] = total.get(k, 0.0) + v
         llm = ',"llm_usage":' + canonical_json(
             {k: round(v, 9) for k, v in sorted(total.items())}).decode("utf-8")
-    open_conflicts = ",".join(enc(a) for a in sorted(c.attribute for c in conflicts
+    open_conflicts = ",".join(enc(a) for a in sorted(c.label for c in conflicts
                                                       if c.state == "open"))
     sha = page_sha256 if page_sha256 is not None else sha256_hex(page_bytes)
     return (

@@ -78,6 +78,9 @@ class FieldMap(_Strict):
         default_factory=dict, description="source value or code → canonical value")
     qualifiers: dict[str, str] = Field(
         default_factory=dict, description="qualifier values this field always carries")
+    scale: float | None = Field(
+        None, description="numbers: multiply the source's value by this before comparing "
+        "(HubSpot's 0–1 deal probability × 100 is a percent)")
 
 
 class Mapping(_Strict):
@@ -95,3 +98,9 @@ class Schema(_Strict):
     types: dict[str, EntityType] = Field(default_factory=dict)
     qualifiers: dict[str, Qualifier] = Field(default_factory=dict)
     mappings: tuple[Mapping, ...] = ()
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, v: object) -> object:
+        # `version: 3` or `version: 2026.11` in YAML is a number; it names a version all the same
+        return str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v

@@ -37,6 +37,7 @@ from .directory import DirectoryError, load_directory
 from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, Entity, SourceRecord
 from .policy import AuthorityPolicy, load_policy
+from .provenance.state_check import DIRECTORY_FILE, directory_bytes
 from .registry import Declaration, NameIndex, StoredNameLookup, merge_entity
 from .render import assemble_index, index_entry, log_title, patch_index, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
@@ -234,7 +235,8 @@ class _Compile:
             self._synthesize(dirty)  # LLM calls end here, before anything is written
             self._write_pending(dirty)
             signing = plan_signing(self, t0)  # provenance: compiler/provenance, docs/provenance.md
-            self._render(dirty, signing)
+            self._render(dirty - self._answer_pages(), signing)
+            self._file_answers(signing)
             self._aggregate()
             attest_compile(self, signing, self._signed, self._aggregates)
             self.report.records_seen = st.record_count()
@@ -674,6 +676,28 @@ class _Compile:
         self._synthesis = {eid: [(s.text, s.claims) for s in sentences]
                            for eid, sentences in synthesizer.synthesize(pages).items()}
 
+    # -- 6b: answers filed back as pages (compiler/answers/pages.py) ------------------------
+    def _answer_pages(self) -> set[str]:
+        """Pages of filed answers: rendered from their filed answer, never from claims."""
+        from .answers.pages import ANSWER_TYPE, answer_page_id, load_filed
+
+        rows = self.state.db.execute("SELECT entity_id FROM pages WHERE type=?", (ANSWER_TYPE,))
+        return {r[0] for r in rows} | {answer_page_id(f.question) for f in load_filed(self.out)}
+
+    def _file_answers(self, signing: SigningPlan | None) -> None:
+        from .answers.pages import update_pages
+
+        written, removed, signed, index_changed = update_pages(
+            self.state, self.out, self.files, signing.signer if signing else None,
+            signing.build if signing else None, bool(signing and signing.resign_all))
+        r = self.report
+        r.written += written
+        r.pages_written += len(written)
+        r.removed += removed
+        r.pages_removed += len(removed)
+        self._signed.update(signed)
+        self._index_changed = self._index_changed or index_changed
+
     # -- 7: aggregate files -----------------------------------------------------------------
     def _aggregate(self) -> None:
         st, r = self.state, self.report
@@ -706,6 +730,13 @@ class _Compile:
                 + ([f"- … and {len(r.written) + len(r.removed) - 100} more"]
                    if len(r.written) + len(r.removed) > 100 else []))
             st.append_log(self.today, "compile", title, body)
+        # the directory the state serves `--as` from, signed through the index root so that
+        # an edited principal in the state is caught (compiler/provenance/state_check.py)
+        directory = directory_bytes(self.directory.groups_by_user(),
+                                    self.directory.model_dump(mode="json"))
+        if not files.exists(DIRECTORY_FILE) or files.read_bytes(DIRECTORY_FILE) != directory:
+            files.write(DIRECTORY_FILE, directory)
+        self._aggregates[DIRECTORY_FILE] = sha256_hex(directory)
         log = render_log(st.log_entries()).encode("utf-8")
         if not files.exists("log.md") or files.read_bytes("log.md") != log:
             files.write("log.md", log)

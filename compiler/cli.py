@@ -20,6 +20,7 @@ from .progress_bars import PhaseBars
 from . import __version__
 from .cli_base import folio_typer, plural
 from .build import CompileError, CompileReport, compile_wiki, wiki_state
+from .answers.guard import served
 from .settings import FolioSettings
 
 EXIT_REJECTED = 3
@@ -195,6 +196,7 @@ def query(
 
     state = _open(wiki)
     result = answer(state, question, _principal(state, who, groups))
+    served(wiki, state, result.served_pages())  # refuse a state the signed wiki contradicts
     record = _attest_answer(state, wiki, result) if attest else None
     if as_json:
         data = result.model_dump(mode="json")
@@ -238,8 +240,15 @@ def show(
 
     state = _open(wiki)
     eid = state.find_entity(page)
+    served(wiki, state, [eid, *state.backlinks(eid)] if eid else [])
     who_p = _principal(state, who, groups)
     view = page_view(state, eid, who_p, looked_up_as=page) if eid else None
+    if view is None and eid:  # an answer filed back as a page (compiler/answers/pages.py)
+        from .answers.pages import answer_page_text
+
+        if (answer_text := answer_page_text(wiki, state, eid, who_p)):
+            sys.stdout.write(answer_text)
+            return
     if view is None:
         err.print(f"no page named {page!r} in {wiki}")
         raise typer.Exit(1)
@@ -328,6 +337,7 @@ def export_claims_cmd(
         err.print(f"unsupported format {fmt!r} (supported: jsonl)")
         raise typer.Exit(2)
     state = _open(wiki)
+    served(wiki, state, None)  # every claim is exported: the whole state is checked
     lines = export_claims(state, _principal(state, who, groups))
     if output is None:
         for line in lines:
@@ -354,6 +364,9 @@ def _register_provenance() -> None:
 
     register(app)
     register_store(app)
+    from .answers.cli import register as register_answers
+
+    register_answers(app)  # folio ask, folio answers (compiler/answers/cli.py)
 
 
 _register_provenance()

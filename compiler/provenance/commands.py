@@ -97,7 +97,9 @@ def verify_cmd(
     if sources is not None and not (sources / "sources.yaml").is_file():
         err.print(f"[red]error:[/red] {sources}: not a corpus folder (no sources.yaml)")
         raise typer.Exit(EXIT_FAILED)
-    report = verify_wiki(wiki, _trust(key), sources)
+    trust = _trust(key)
+    report = verify_wiki(wiki, trust, sources)
+    _check_state(wiki, trust, report)
     if as_json:
         sys.stdout.write(report_json(report) + "\n")
     else:
@@ -122,6 +124,23 @@ def verify_cmd(
         raise typer.Exit(EXIT_STALE)
 
 
+def _check_state(wiki: Path, trust, report) -> None:  # noqa: ANN001 - lazily imported types
+    """What the state serves against the signed pages, DBOMs and directory (state_check.py)."""
+    from ..build import wiki_state
+    from .state_check import StateCheck
+
+    if not (wiki / ".folio" / "state.db").exists():
+        return
+    state = wiki_state(wiki)
+    try:
+        check = StateCheck(wiki, state, trust)
+        check.check_all()
+    finally:
+        state.close()
+    for problem in check.problems:
+        report.add("mismatch", ".folio/state.db", problem)
+
+
 def audit_cmd(
     answer_id: Annotated[str, typer.Argument(help="id printed by `folio query --attest`")],
     wiki: WikiOpt = "wiki",
@@ -132,7 +151,8 @@ def audit_cmd(
     key: KeyOpt = None,
 ) -> None:
     """Trace a signed answer: answer → claims → pages → source records at version and sha256,
-    flagging any that changed or were deleted since the answer was given.
+    each claim checked against the signed DBOM of its page now: flags claims that changed,
+    were overruled or retracted, and pages or sources that changed or were deleted since.
 
     Exit codes: 0 nothing changed; 1 the record is missing or its signature fails; 2 something
     cited changed or was deleted."""
@@ -146,8 +166,9 @@ def audit_cmd(
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc
     pull_answer(wiki, answer_id)  # a published wiki: records live beside the generations
+    trust = _trust(key)
     try:
-        report = audit(wiki, state, answer_id, _trust(key), sources)
+        report = audit(wiki, state, answer_id, trust, sources)
     except (AuditError, VerifyError) as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc
@@ -168,7 +189,8 @@ WIDE = 140  # columns from which the trace table shows ids and keys whole; narro
 
 
 def _since(s) -> str:  # noqa: ANN001 - answers.TraceStep
-    flags = [f"claim {s.claim}" if s.claim != "unchanged" else "",
+    now = f" (now {s.claim_now})" if s.claim_now else ""
+    flags = [f"claim {s.claim}{now}" if s.claim != "unchanged" else "",
              f"page {s.page_flag}" if s.page_flag != "unchanged" else "",
              f"source {s.source_flag}" + (f" (now {s.source_now})" if s.source_now else "")
              if s.source_flag != "unchanged" else ""]

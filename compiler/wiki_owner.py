@@ -34,7 +34,7 @@ _MANIFEST = "sources.yaml"
 # the index root's buckets
 _FOLIO_NAMES = re.compile(
     r"^(?:[a-z0-9-]{1,32}/[a-z0-9-]{1,100}\.(?:md|claims\.json|dbom\.json)"
-    r"|index\.md|log\.md|SCHEMA\.md|dbom-root\.json|dbom-root\.d/[^/]+)$")
+    r"|index\.md|log\.md|SCHEMA\.md|directory\.json|dbom-root\.json|dbom-root\.d/[^/]+)$")
 _SHOWN = 10  # files named in a refusal
 _FOLDER = re.compile(r"^(?:[a-z0-9-]{1,32}|dbom-root\.d)$")  # folders a compile writes into
 

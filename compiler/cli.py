@@ -392,5 +392,9 @@ from pipelines.cli import register as _register_pipeline_commands  # noqa: E402
 
 _register_pipeline_commands(app)
 
+from .serve.cli import register as _register_serve_commands  # noqa: E402
+
+_register_serve_commands(app)
+
 if __name__ == "__main__":  # `python -m compiler.cli`: every command registered by now
     app(prog_name="folio")

@@ -26,6 +26,12 @@ EXTRA_OF = {
     "fastapi": "pipelines",
     "litellm": "llm",
     "xllamacpp": "llm-local",
+    "starlette": "serve",
+    "uvicorn": "serve",
+    "mcp": "serve",
+    "multipart": "serve",
+    "python_multipart": "serve",
+    "jwt": "serve",
 }
 
 _err = Console(stderr=True)

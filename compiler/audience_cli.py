@@ -31,6 +31,9 @@ def render_cmd(
     from .provenance.signers import SigningError
     path = Path(wiki)
     state = _open(path)
+    from .answers.guard import served
+
+    served(path, state, None)  # a vault is signed anew: never from a state the wiki contradicts
     try:
         report = render_audience(path, state, audience, dest)
     except (AudienceError, SigningError) as exc:

@@ -175,10 +175,21 @@ def unmapped_text(unmapped: list[UnmappedAttribute]) -> str:
 def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
     findings += _stale(state, now)
+    findings += _stale_answers(state)
     from .privacy_check import undetermined_privacy  # it imports Finding from here
 
     findings += undetermined_privacy(state)
     return LintReport(findings=findings, unmapped=unmapped_attributes(state))
+
+
+def _stale_answers(state: State) -> list[Finding]:
+    """Answers filed back as pages whose cited claims changed since (compiler/answers)."""
+    from .answers.pages import stale_answers
+
+    return [Finding(severity="warning", code="stale-answer", page=eid,
+                    message=f"{eid}: answered from claims that changed since: "
+                            + "; ".join(why) + " (folio answers refresh)")
+            for eid, why in sorted(stale_answers(state).items())]
 
 
 def as_json(report: LintReport) -> str:

@@ -1,8 +1,9 @@
-"""Offline question answering over a compiled wiki.
+"""Offline question answering over a compiled wiki (``folio query``).
 
-Search is SQLite FTS5 (BM25) over claims; an answer is built only from claims, each cited by
-its page and the exact source record version. A question whose key words no claim covers
-gets a plain "no answer" rather than the nearest noise.
+Retrieval (:mod:`compiler.retrieval`: field-weighted BM25 over pages and claims, expanded
+along wikilinks) finds the evidence; an answer is built only from claims, each cited by its
+page and the exact source record version. A question the best evidence does not cover well
+enough gets a plain "no answer" rather than the nearest noise.
 """
 
 from __future__ import annotations
@@ -10,18 +11,11 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from .models import Claim, ClaimStatus, Principal
+from .retrieval import Evidence, Retrieval, question_terms, retrieve
 from .state import State
-from .text import words
-from .views import group_view, visible_names
+from .views import group_view
 
-_STOPWORDS = frozenset(
-    """a an the is are was were be been what which who whom whose when where why how do does
-    did of for to in on at by with from about as and or not no our your their its it this that
-    these those there can could should would will shall may might must i we you they me us
-    tell please give show much many any some""".split()
-)
-MIN_COVERAGE = 0.6
-_CANDIDATES = 200
+_KEEP = 0.5  # a part must score at least this share of the best one
 _MAX_GROUPS = 3
 
 
@@ -48,11 +42,28 @@ class AnswerPart(BaseModel):
     citations: list[Citation]
 
 
+class PageRef(BaseModel):
+    page: str
+    page_title: str
+    score: float
+
+
 class Answer(BaseModel):
     question: str
     principal: str | None
     found: bool
     parts: list[AnswerPart] = []
+    coverage: float = Field(0.0, description="share of the question's weight the best "
+                            "evidence covers (answered from retrieval.MIN_COVERAGE)")
+    pages: list[PageRef] = Field([], description="the pages retrieval ranked first")
+
+    def cited_claims(self) -> list[tuple[str, str]]:
+        """(claim id, status) of every claim the answer cites."""
+        return [(c.claim_id, c.status) for p in self.parts for c in p.citations]
+
+    def served_pages(self) -> set[str]:
+        """Pages this answer shows anything of (cited claims, ranked pages)."""
+        return {c.page for p in self.parts for c in p.citations} | {p.page for p in self.pages}
 
     def text(self) -> str:
         if not self.found:
@@ -77,65 +88,74 @@ class Answer(BaseModel):
         return "\n".join(out)
 
 
-def _stem(w: str) -> str:
-    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-
-
 def query_terms(question: str) -> list[str]:
-    seen: dict[str, None] = {}
-    for w in words(question):
-        if w not in _STOPWORDS and len(w) > 1:
-            seen.setdefault(w, None)
-    return list(seen)
+    """The content stems of a question (see :mod:`compiler.retrieval`)."""
+    return question_terms(question)
 
 
-def _coverage(terms: list[str], claim: Claim, name: str) -> float:
-    have = {_stem(w) for w in words(f"{name} {claim.attribute} {claim.value} {claim.quote}")}
-    return sum(1 for t in terms if _stem(t) in have) / len(terms)
+def _useful(ev: Evidence) -> bool:
+    # a page's own name or a bare link answers nothing by itself
+    c = ev.claim
+    return not (c.kind == "reference" or (c.kind == "field" and c.attribute == "name"))
 
 
-def answer(state: State, question: str, who: Principal | None) -> Answer:
-    terms = query_terms(question)
-    result = Answer(question=question, principal=who.name if who else None, found=False)
-    if not terms:
+def answer(state: State, question: str, who: Principal | None,
+           retrieval: Retrieval | None = None) -> Answer:
+    """Retrieve (:mod:`compiler.retrieval`), then answer from the best claims: a statement
+    answers alone, an attribute/value claim answers with its whole group so that authority
+    applies (winner, overruled with the reason, or an open contradiction)."""
+    r = retrieval or retrieve(state, question, who)
+    result = Answer(question=question, principal=who.name if who else None, found=False,
+                    coverage=round(r.coverage, 3),
+                    pages=[PageRef(page=p.page, page_title=p.title, score=round(p.score, 3))
+                           for p in r.pages])
+    if not r.answerable:
         return result
-    match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-    hits = state.search_claims(match, _CANDIDATES)
-    found = state.claims_by_ids([cid for cid, _ in hits])
-    # names as the principal knows them; a claim on a page hidden from them is no answer
-    names = visible_names(state, {c.subject for c, _ in found.values()}, who)
-    scored: list[tuple[float, float, str, str]] = []
-    for cid, bm25 in hits:
-        if cid not in found:
-            continue
-        claim, _ = found[cid]
-        if not claim.acl.allows(who) or (who is not None and claim.subject not in names):
-            continue
-        cov = _coverage(terms, claim, names.get(claim.subject, ""))
-        if cov >= MIN_COVERAGE:
-            # attribute/value claims answer as a group (so authority applies); a plain
-            # statement answers alone
-            group = ("claim", claim.id) if claim.kind == "statement" else ("attr", claim.attribute)
-            scored.append((-cov, claim.kind == "statement", bm25, claim.subject, group))
+    useful = [e for e in r.claims if _useful(e)] or r.claims
+    best = useful[0].score if useful else 0.0
+    found = {e.claim.id: e.claim for e in r.claims}
     groups: list[tuple[str, tuple[str, str]]] = []
-    for *_, subject, group in sorted(scored):
-        if (subject, group) not in groups:
-            groups.append((subject, group))
-    for subject, (kind, key) in groups[:_MAX_GROUPS]:
-        title = names.get(subject, subject)
+    for ev in useful:
+        # several clauses: each has its own best, so no part is measured against another's
+        if r.clauses == 1 and (ev.score < _KEEP * best or ev.context < _KEEP * r.coverage):
+            continue
+        c = ev.claim
+        # one group per attribute and qualifiers: the Enterprise window is not the Standard one
+        group = ("claim", c.id) if c.kind == "statement" else ("attr", c.id)
+        same = [g for g in groups if g[1][0] == "attr" and g[0] == c.subject
+                and _same_group(found[g[1][1]], c)] if group[0] == "attr" else []
+        if (c.subject, group) not in groups and not same:
+            groups.append((c.subject, group))
+    for subject, (kind, key) in groups[:_MAX_GROUPS * r.clauses]:
+        title = r.titles.get(subject, subject)
         if kind == "claim":
-            part = _statement_part(found[key][0], title)
+            part = _statement_part(found[key], title)
         else:
-            part = _part(state, subject, key, title, who)
+            part = _part(state, found[key], title, who)
         if part is not None:
             result.parts.append(part)
     result.found = bool(result.parts)
     return result
 
 
-def _part(state: State, subject: str, attribute: str, title: str,
-          who: Principal | None) -> AnswerPart | None:
-    claims, status, conflicts = group_view(state, subject, attribute, who)
+def _qualifiers(c: object) -> dict:
+    return dict(getattr(c, "qualifiers", None) or {})
+
+
+def _same_group(a: Claim, b: Claim) -> bool:
+    return a.attribute == b.attribute and _qualifiers(a) == _qualifiers(b)
+
+
+def label(c: Claim) -> str:
+    """The attribute as pages show it, with its qualifiers: ``return window (Enterprise)``."""
+    return getattr(c, "label", c.attribute)
+
+
+def _part(state: State, claim: Claim, title: str, who: Principal | None) -> AnswerPart | None:
+    subject, attribute = claim.subject, label(claim)
+    claims, status, conflicts = group_view(state, subject, claim.attribute, who)
+    claims = [c for c in claims if _same_group(c, claim)]
+    conflicts = [c for c in conflicts if _qualifiers(c) == _qualifiers(claim)]
     if not claims:
         return None
     reasons = {o.claim_id: o.reason for c in conflicts for o in c.overruled}

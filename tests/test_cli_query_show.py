@@ -30,7 +30,7 @@ def test_query_return_window_answers_60_days_from_policy(runner: CliRunner, acme
     text = strip_ansi(result.stdout)
     lines = text.splitlines()
     # the first answer is the Return Policy's enterprise window
-    assert lines[0] == ("Return Policy — return window for enterprise customers: 60 days")
+    assert lines[0] == ("Return Policy — return window (Enterprise): 60 days")
     winner = lines[1]
     assert winner.strip().startswith("source: [[policy/return-policy]]")
     assert POLICY_SOURCE in winner
@@ -52,7 +52,7 @@ def test_query_json_has_found_and_citations(runner: CliRunner, acme_wiki: Path) 
     assert data["principal"] is None
     first = data["parts"][0]
     assert first["page"] == "policy/return-policy"
-    assert first["attribute"] == "return window for enterprise customers"
+    assert first["attribute"] == "return window (Enterprise)"  # the schema's qualifier
     assert first["state"] == "answered"
     assert first["value"] == "60 days"
     cites = first["citations"]
@@ -104,8 +104,8 @@ def test_show_return_policy_raw(runner: CliRunner, acme_wiki: Path) -> None:
     assert text.startswith("---\n")
     assert 'title: "Return Policy"' in text
     # the claims
-    assert re.search(r"^\| return window for enterprise customers \| 60 days \|", text, re.M)
-    assert re.search(r"^\| return window for standard customers \| 30 days \|", text, re.M)
+    assert re.search(r"^\| return window \(Enterprise\) \| 60 days \|", text, re.M)
+    assert re.search(r"^\| return window \(Standard\) \| 30 days \|", text, re.M)
     # a Sources section with record key and version
     assert "## Sources" in text
     sources = text.split("## Sources", 1)[1]

@@ -255,7 +255,7 @@ def test_one_record_change_touches_only_pages_citing_it(tmp_path: Path) -> None:
     assert report.written == ["process/returns-handling"]
     assert report.pages_rendered < first.pages_total / 3
     log = (wiki / "log.md").read_text()
-    assert "## [2026-11-21] compile | 1 records re-extracted, 0 removed; 1 pages written" in log
+    assert "## [2026-11-21] compile | 1 record re-extracted; 1 page updated" in log
 
 
 def test_deleted_record_retracts_claims_and_removes_unsupported_page(tmp_path: Path) -> None:

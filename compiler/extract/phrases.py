@@ -220,6 +220,6 @@ def schema_digest(schema: Schema | None) -> str:
     """sha256 of a schema's canonical JSON (the schema layer's own digest), "" for none."""
     if schema is None:
         return ""
-    from ..canonical import canonical_json, sha256_hex
+    from ..schema.loader import digest
 
-    return sha256_hex(canonical_json(schema.model_dump(mode="json")))
+    return digest(schema)

@@ -26,6 +26,7 @@ from .statement import (
     ANSWER_PREDICATE, PAYLOAD_TYPE, STATEMENT_TYPE, ResourceDescriptor, claim_digest, source_uri,
     statement_bytes,
 )
+from .state_check import StateCheck, check_served
 from .verify import Trust, VerifyError, current_sources, verify_bundle_bytes
 
 ANSWERS_DIR = ".answers"
@@ -81,21 +82,23 @@ class AuditError(ValueError):
 
 def answer_statement(state: State, wiki: Path, result: Answer, settings: FolioSettings,
                      now: datetime | None = None) -> AnswerStatement:
-    ids = [c.claim_id for p in result.parts for c in p.citations]
-    claims = state.claims_by_ids(ids)
+    """``result``: a ``query`` :class:`Answer` or an ``ask`` answer (anything with
+    ``cited_claims()``, ``text()``, ``question``, ``found`` and ``principal``)."""
+    pairs = result.cited_claims()
+    claims = state.claims_by_ids([cid for cid, _ in pairs])
     cited: list[CitedClaim] = []
-    for part in result.parts:
-        for cite in part.citations:
-            claim, _ = claims[cite.claim_id]
-            page = state.page(claim.subject)
-            path, page_sha = (page[0], page[1]) if page else (f"{claim.subject}.md", "")
-            s = claim.source
-            cited.append(CitedClaim(
-                claimId=claim.id, claimDigest=claim_digest(claim), status=cite.status,
-                attribute=claim.attribute, value=claim.value, page=claim.subject,
-                pagePath=path, pageSha256=page_sha,
-                source=CitedSource(key=s.key, version=s.version, sha256=s.sha256,
-                                   uri=source_uri(s.key, s.version))))
+    for cid, status in pairs:
+        claim, _ = claims[cid]
+        page = state.page(claim.subject)
+        path, page_sha = (page[0], page[1]) if page else (f"{claim.subject}.md", "")
+        s = claim.source
+        cited.append(CitedClaim(
+            claimId=claim.id, claimDigest=claim_digest(claim), status=status,
+            attribute=getattr(claim, "label", claim.attribute), value=claim.value,
+            page=claim.subject,
+            pagePath=path, pageSha256=page_sha,
+            source=CitedSource(key=s.key, version=s.version, sha256=s.sha256,
+                               uri=source_uri(s.key, s.version))))
     text = result.text()
     root = wiki / ROOT_FILE
     return AnswerStatement(
@@ -127,7 +130,9 @@ def attest_answer(state: State, wiki: Path, result: Answer, settings: FolioSetti
 
 
 # -- audit --------------------------------------------------------------------------------------
-Flag = Literal["unchanged", "changed", "deleted"]
+# "overruled": the claim is still there but lost to another source since; "retracted": its page
+# no longer carries it (its record changed or was deleted); "changed": same id, other content
+Flag = Literal["unchanged", "changed", "deleted", "overruled", "retracted"]
 
 
 class TraceStep(BaseModel):
@@ -136,6 +141,8 @@ class TraceStep(BaseModel):
     value: str
     status: str
     claim: Flag
+    claim_now: str | None = Field(None, description="the claim's status now, or the value its "
+                                  "page now gives the attribute from the same source")
     page: str
     page_flag: Flag
     source: str = Field(description="key@version as cited")
@@ -179,39 +186,70 @@ def load_answer(wiki: Path, rid: str, trust: Trust) -> AnswerStatement:
 
 def audit(wiki: Path, state: State, rid: str, trust: Trust,
           sources: Path | None = None) -> AuditReport:
+    """Each cited claim against the signed DBOM of its page now (the page pinned by the signed
+    index root), never against the unsigned state; sources against the DBOM's resolved
+    dependencies, or against the corpus as it is now (``sources``)."""
     stmt = load_answer(wiki, rid, trust)
     p = stmt.predicate
-    cites = p.citations
-    claims_now = state.claims_by_ids([c.claim_id for c in cites])
-    if sources is not None:
-        now = current_sources(sources)
-    else:
-        now = {}
-        for c in cites:
-            row = state.db.execute("SELECT version, sha256 FROM records WHERE key=?",
-                                   (c.source.key,)).fetchone()
-            if row:
-                now[c.source.key] = (row[0], row[1])
+    check = StateCheck(wiki, state, trust)
+    # the audit reads signed files only, but refuses a wiki whose state contradicts them
+    check_served(wiki, state, trust, {c.page for c in p.citations}, check)
+    corpus = current_sources(sources) if sources is not None else None
     trace = []
-    for c in cites:
-        claim = claims_now.get(c.claim_id)
-        claim_flag: Flag = ("deleted" if claim is None else
-                            "unchanged" if claim_digest(claim[0]) == c.claim_digest else "changed")
-        page_file = wiki / c.page_path
-        page_flag: Flag = ("deleted" if not page_file.exists() else
-                           "unchanged" if sha256_hex(page_file.read_bytes()) == c.page_sha256
-                           else "changed")
+    for c in p.citations:
+        page_stmt = check.page_statement(c.page)  # raises when the root or its bundle fails
+        claim_flag: Flag
+        claim_now: str | None = None
+        deps: dict[str, tuple[str, str]] = {}
+        if page_stmt is None:
+            claim_flag, page_flag = "deleted", "deleted"
+        else:
+            entries = {e.id: e for e in page_stmt.predicate.folio.claims}
+            entry = entries.get(c.claim_id)
+            if entry is None:
+                claim_flag = "retracted"
+                claim_now = _value_now(check, c.page, c.attribute, c.source.key)
+            elif entry.digest.get("sha256") != c.claim_digest:
+                claim_flag = "changed"
+            elif entry.status != c.status:
+                claim_flag = "overruled" if entry.status == "overruled" else "changed"
+                claim_now = entry.status
+            else:
+                claim_flag = "unchanged"
+            page_flag = ("unchanged" if page_stmt.subject[0].digest.get("sha256") == c.page_sha256
+                         else "changed")
+            deps = {d.name: (d.annotations.version, d.digest.get("sha256", ""))
+                    for d in page_stmt.predicate.build_definition.resolved_dependencies}
+        now = corpus if corpus is not None else deps
         cur = now.get(c.source.key)
         src_flag: Flag = ("deleted" if cur is None else
                           "unchanged" if cur[1] == c.source.sha256 else "changed")
         trace.append(TraceStep(
             claim_id=c.claim_id, attribute=c.attribute, value=c.value, status=c.status,
-            claim=claim_flag, page=c.page_path, page_flag=page_flag,
+            claim=claim_flag, claim_now=claim_now, page=c.page_path, page_flag=page_flag,
             source=f"{c.source.key}@{c.source.version}", source_sha256=c.source.sha256,
             source_flag=src_flag,
             source_now=f"{c.source.key}@{cur[0]}" if cur and src_flag == "changed" else None))
     return AuditReport(id=rid, question=p.question, answer=p.answer, principal=p.principal,
                        answered_at=p.answered_at, signed_by=trust.describe(), trace=trace)
+
+
+def _value_now(check: StateCheck, page: str, attribute: str, source_key: str) -> str | None:
+    """What the page now says for the cited attribute (with its qualifiers, as the record names
+    it) from the same source: its sidecar, pinned by the signed root (the DBOM carries
+    digests only)."""
+    import json
+
+    from ..models import qualified_label
+
+    try:
+        data = json.loads(check._signed_file(f"{page}.claims.json"))
+        return next((c["value"] for c in data["claims"]
+                     if c["source"]["key"] == source_key
+                     and qualified_label(c["attribute"], c.get("qualifiers") or {}) == attribute),
+                    None)
+    except (VerifyError, ValueError, KeyError, TypeError):
+        return None
 
 
 def audit_json(report: AuditReport) -> str:

@@ -1,5 +1,5 @@
 """The index root: one signed statement that pins every file the compile vouches for (each page,
-its claims sidecar, its DBOM bundle, and index.md / SCHEMA.md / log.md).
+its claims sidecar, its DBOM bundle, and index.md / SCHEMA.md / log.md / directory.json).
 
 A per-page bundle proves a page is what was compiled; only the root proves the *set* of pages
 is: a deleted, added or swapped page changes the set, which the root pins.
@@ -31,7 +31,7 @@ BUCKET_DIR = "dbom-root.d"  # a page folder never contains a dot, so this cannot
 BUCKET_TYPE = "https://folio.dev/dbom/index-bucket/v1"
 BUCKETS = 256
 BUCKET_SCHEME = "sha256(page id)[:2]"  # page id = path without .md / .claims.json / .dbom.json
-AGGREGATE_FILES = ("index.md", "SCHEMA.md", "log.md")
+AGGREGATE_FILES = ("index.md", "SCHEMA.md", "log.md", "directory.json")
 BUNDLE_SUFFIX = ".dbom.json"
 SIDECAR_SUFFIX = ".claims.json"
 _PAGE_SUFFIXES = (BUNDLE_SUFFIX, SIDECAR_SUFFIX, ".md")

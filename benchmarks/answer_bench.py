@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""Answer benchmark: does Folio find, answer, abstain and keep secrets?
+
+    python3 benchmarks/answer_bench.py                        # every question set below
+    python3 benchmarks/answer_bench.py --set CORPUS QUESTIONS # one corpus and its questions
+    python3 benchmarks/answer_bench.py -v                     # and every miss, named
+
+A question set is a YAML list (format: /work/QUESTIONS_FORMAT.md, copied in docs/answers.md):
+question, kind (single | multi | contested | restricted | unanswerable), principal, gold pages
+(entity ids) and gold values. Each corpus is compiled offline into a temporary wiki; then, in
+one run and side by side:
+
+* retrieval recall@5: a gold page among the first 5 pages, for Folio's retrieval
+  (compiler/retrieval.py) and for a plain BM25 over the raw source documents (title, body and
+  fields of every record, no stems, no fields, no links; a record counts as its page);
+* answer correctness: every gold value appears in a kept sentence that cites a claim holding
+  it, for ``ask`` offline and ``ask`` through the LLM path against a fake litellm provider
+  (compiler/extract/fake_provider.py's pattern: a registered custom provider answering in the
+  OpenAI chat-completion shape; it writes one sentence per fact it is given, citing it);
+  contested questions also need every side and the answer marked contested;
+* abstention: share of unanswerable questions abstained on, share of answerable ones answered,
+  and precision (abstentions that were right);
+* leaks: a restricted question whose gold value shows up in any answer, or any answer citing
+  a claim its principal may not see. Must be 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+
+from compiler.answers.ask import ask, llm_client  # noqa: E402
+from compiler.build import compile_wiki, wiki_state  # noqa: E402
+from compiler.extract.fake_provider import FakeProvider, chat_completion, register  # noqa: E402
+from compiler.retrieval import retrieve  # noqa: E402
+from compiler.settings import FolioSettings  # noqa: E402
+from compiler.views import principal  # noqa: E402
+from connectors.loader import corpus_records  # noqa: E402
+
+SETS = [
+    (REPO / "examples" / "acme", REPO / "benchmarks" / "truth" / "acme-questions-answers.yaml"),
+    (REPO / "benchmarks" / "corpora" / "northwind",
+     REPO / "benchmarks" / "truth" / "northwind-questions-answers.yaml"),
+    # written by another hand (the company generator's author): the independent measure
+    (REPO / "examples" / "acme", REPO / "benchmarks" / "truth" / "acme-questions.yaml"),
+]
+
+
+def generated_company() -> tuple[Path, Path] | None:
+    """The generated second company (benchmarks/company_gen.py, default seed) and its
+    questions, in a temporary folder."""
+    try:
+        from companygen import DEFAULT_SEED, generate
+    except ImportError:
+        return None
+    out = Path(tempfile.mkdtemp(prefix="folio-answer-bench-company-")) / "generated-company"
+    generate(DEFAULT_SEED, out)
+    return out, out / "questions.yaml"
+ANSWERABLE = ("single", "multi", "contested")
+_WORD = re.compile(r"[^\W_]+")
+_RAW_STOP = frozenset("a an the is are was were be of for to in on at by with what which who "
+                      "how do does did and or it its this that".split())
+
+
+# -- value normalisation --------------------------------------------------------------------------
+def norm(text: str) -> str:
+    """Lower case, numbers without thousands separators or a trailing .0, one space."""
+    t = text.lower()
+    t = re.sub(r"(?<=\d),(?=\d{3}\b)", "", t)
+    t = re.sub(r"(?<=\d)\.0\b", "", t)
+    return " ".join(t.split())
+
+
+def has(value: str, text: str) -> bool:
+    return norm(value) in norm(text)
+
+
+_TYPED = ("money", "percent", "duration", "date")
+
+
+def same_value(gold: str, value: str) -> bool:
+    """The gold value is this claim value: as text, or read as a typed value with the company
+    generator's tolerant normalisation (benchmarks/companygen/values.py: $480,000 = 480000.0,
+    2 years = 24 months), never the compiler's own."""
+    if has(gold, value):
+        return True
+    try:
+        from companygen import values as V
+    except ImportError:
+        return False
+    if any(V.same(t, gold, value) for t in _TYPED):
+        return True
+    g, v = V.number(gold), V.number(value)
+    return g is not None and v is not None and abs(g - v) < 1e-6 and len(V.tokens(value)) <= 3
+
+
+# -- the raw-document baseline ----------------------------------------------------------------------
+class RawBM25:
+    """Plain Okapi BM25 over whole source records (k1 1.2, b 0.75)."""
+
+    def __init__(self, docs: dict[str, str]) -> None:
+        self.docs = {k: [w for w in _WORD.findall(v.lower()) if w not in _RAW_STOP]
+                     for k, v in docs.items()}
+        self.df: Counter = Counter()
+        for toks in self.docs.values():
+            self.df.update(set(toks))
+        self.n = len(self.docs)
+        self.avg = sum(len(t) for t in self.docs.values()) / max(self.n, 1)
+
+    def rank(self, query: str) -> list[str]:
+        q = [w for w in _WORD.findall(query.lower()) if w not in _RAW_STOP]
+        scores = {}
+        for key, toks in self.docs.items():
+            tf = Counter(toks)
+            s = 0.0
+            for w in q:
+                if tf[w]:
+                    idf = math.log(1 + (self.n - self.df[w] + 0.5) / (self.df[w] + 0.5))
+                    s += idf * tf[w] * 2.2 / (tf[w] + 1.2 * (0.25 + 0.75 * len(toks) / self.avg))
+            if s > 0:
+                scores[key] = s
+        return sorted(scores, key=lambda k: (-scores[k], k))
+
+
+def raw_docs(corpus: Path) -> dict[str, str]:
+    out = {}
+    for r in corpus_records(corpus, 20 << 20):
+        fields = " ".join(f"{k} {v}" for k, v in r.fields.items())
+        out[r.key] = f"{r.title}\n{r.name or ''}\n{r.body}\n{fields}"
+    return out
+
+
+# -- the fake model ---------------------------------------------------------------------------------
+_FACTS = re.compile(r"BEGIN FACTS (\w+)\n(.*)\nEND FACTS \1", re.DOTALL)
+_LINE = re.compile(r'^(c\d+): (.*?) = ("(?:[^"\\]|\\.)*")( CONTESTED| OVERRULED)?')
+
+
+def answerer(messages: list[dict[str, str]], model: str, request: dict) -> dict:
+    """A model that answers from the first facts it is given, one sentence each, citing it;
+    contested facts it reports as disputed."""
+    m = _FACTS.search(messages[-1]["content"])
+    sentences = []
+    for line in (m.group(2).splitlines() if m else [])[:5]:
+        hit = _LINE.match(line)
+        if not hit:
+            continue
+        ref, what, value, mark = hit.groups()
+        value = json.loads(value)
+        if mark == " OVERRULED":
+            continue
+        text = (f"Sources disagree: one says {what} is {value}." if mark else
+                f"{what}: {value}.")
+        sentences.append({"text": text, "claims": [ref]})
+    return chat_completion(json.dumps({"sentences": sentences}), model=model,
+                           prompt_tokens=sum(len(x["content"]) for x in messages) // 4)
+
+
+# -- scoring ----------------------------------------------------------------------------------------
+def correct(result, values: list[str], contested: bool) -> bool:  # noqa: ANN001
+    if not result.found:
+        return False
+    facts = {f.claim_id: f for f in result.facts}
+    for v in values:
+        ok = False
+        for s in result.sentences:
+            cited = [facts[c] for c in s.claims if c in facts]
+            hit = [f for f in cited if same_value(v, f.value) or has(v, f.quote)]
+            if hit and any(has(f.value, s.text) or has(v, s.text) for f in hit):
+                ok = ok or (not contested or s.contested)
+        if not ok:
+            return False
+    return True
+
+
+def leaked(result, values: list[str], state, who) -> bool:  # noqa: ANN001
+    text = result.text() if hasattr(result, "text") else ""
+    if any(has(v, text) for v in values):
+        return True
+    if any(same_value(v, f.value) for v in values for f in getattr(result, "facts", [])
+           if any(f.claim_id in s.claims for s in result.sentences)):
+        return True
+    ids = [cid for cid, _ in result.cited_claims()]
+    claims = state.claims_by_ids(ids)
+    return any(not c.acl.allows(who) for c, _ in claims.values())
+
+
+def run_set(corpus: Path, questions: Path, fake: FakeProvider, verbose: bool) -> dict:
+    qs = yaml.safe_load(questions.read_text(encoding="utf-8"))
+    work = Path(tempfile.mkdtemp(prefix="folio-answer-bench-"))
+    wiki = work / "wiki"
+    compile_wiki(corpus, wiki)
+    state = wiki_state(wiki)
+    record_page = dict(state.db.execute("SELECT key, entity_id FROM records"))
+    raw = RawBM25(raw_docs(corpus))
+    llm = FolioSettings(backend="llm", llm_model="folio-fake/answerer", llm_retries=0)
+    client = llm_client(llm, None)  # one client (one litellm Router) for every question
+    t: Counter = Counter()
+    misses: list[str] = []
+    t0 = time.perf_counter()
+    for q in qs:
+        kind, gold_pages, values = q["kind"], set(q["gold_pages"]), q["gold_values"]
+        who = principal(state, q.get("principal"))
+        r = retrieve(state, q["question"], who)
+        off = ask(state, q["question"], who, "offline")
+        gen = ask(state, q["question"], who, "llm", llm, client=client)
+        if kind in ANSWERABLE:
+            t["answerable"] += 1
+            folio_hit = bool(gold_pages & {p.page for p in r.pages[:5]})
+            top = []
+            for key in raw.rank(q["question"]):
+                page = record_page.get(key, key)
+                if page not in top:
+                    top.append(page)
+                if len(top) == 5:
+                    break
+            raw_hit = bool(gold_pages & set(top))
+            t["folio_recall"] += folio_hit
+            t["raw_recall"] += raw_hit
+            for name, res in (("offline", off), ("llm", gen)):
+                ok = correct(res, values, kind == "contested")
+                t[f"{name}_correct"] += ok
+                t[f"{name}_answered"] += res.found
+                if not ok and verbose:
+                    misses.append(f"{q['id']} {name} wrong: {q['question']} -> "
+                                  f"{res.text().splitlines()[0] if res.found else 'no answer'}")
+            if not folio_hit and verbose:
+                misses.append(f"{q['id']} retrieval missed {sorted(gold_pages)}: {q['question']}"
+                              f" -> {[p.page for p in r.pages[:5]]}")
+        elif kind == "unanswerable":
+            t["unanswerable"] += 1
+            for name, res in (("offline", off), ("llm", gen)):
+                t[f"{name}_abstained"] += not res.found
+                if res.found and verbose:
+                    misses.append(f"{q['id']} {name} answered the unanswerable: {q['question']}"
+                                  f" -> {res.text().splitlines()[0]}")
+        elif kind == "restricted":
+            t["restricted"] += 1
+        for name, res in (("offline", off), ("llm", gen)):
+            if leaked(res, values if kind == "restricted" else [], state, who):
+                t[f"{name}_leaks"] += 1
+                misses.append(f"{q['id']} {name} LEAK: {q['question']}")
+    t["seconds"] = time.perf_counter() - t0
+    t["questions"] = len(qs)
+    name = questions.stem if questions.parent.name == "truth" else questions.parent.name
+    return {"name": name, "t": t, "misses": misses}
+
+
+def _rate(a: float, b: float) -> str:
+    return f"{a / b:.2f} ({int(a)}/{int(b)})" if b else "n/a"
+
+
+def table(results: list[dict]) -> str:
+    rows = [("question set", *(r["name"] for r in results))]
+
+    def row(label: str, fn) -> None:  # noqa: ANN001
+        rows.append((label, *(fn(r["t"]) for r in results)))
+
+    row("questions (answerable / unanswerable / restricted)", lambda t: (
+        f"{t['questions']} ({t['answerable']} / {t['unanswerable']} / {t['restricted']})"))
+    row("retrieval recall@5, Folio", lambda t: _rate(t["folio_recall"], t["answerable"]))
+    row("retrieval recall@5, BM25 over raw documents", lambda t: _rate(t["raw_recall"],
+                                                                       t["answerable"]))
+    for name in ("offline", "llm"):
+        label = "ask offline" if name == "offline" else "ask llm (fake provider)"
+        row(f"{label}: correct (gold value present and cited)",
+            lambda t, n=name: _rate(t[f"{n}_correct"], t["answerable"]))
+        row(f"{label}: answered the answerable",
+            lambda t, n=name: _rate(t[f"{n}_answered"], t["answerable"]))
+        row(f"{label}: abstained on the unanswerable",
+            lambda t, n=name: _rate(t[f"{n}_abstained"], t["unanswerable"]))
+        row(f"{label}: abstention precision", lambda t, n=name: _rate(
+            t[f"{n}_abstained"], t[f"{n}_abstained"] + t["answerable"] - t[f"{n}_answered"]))
+        row(f"{label}: permission leaks", lambda t, n=name: str(t[f"{n}_leaks"]))
+    row("seconds (all questions, both backends)", lambda t: f"{t['seconds']:.1f}")
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for i, r in enumerate(rows):
+        lines.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+        if i == 0:
+            lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", nargs=2, action="append", metavar=("CORPUS", "QUESTIONS"),
+                    help="a corpus folder and its question set (repeatable)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    args = ap.parse_args()
+    sets = [(Path(c), Path(q)) for c, q in args.set] if args.set else [
+        (c, q) for c, q in SETS if q.exists()]
+    if not args.set and (company := generated_company()) is not None:
+        sets.append(company)
+    fake = FakeProvider(answerer)
+    register(fake)
+    results = []
+    for c, q in sets:
+        try:
+            results.append(run_set(c, q, fake, args.verbose))
+        except Exception as exc:  # noqa: BLE001 - one corpus that does not compile is reported
+            print(f"{q}: skipped, {c} did not compile: {str(exc).splitlines()[0]}")
+    print(table(results))
+    print(f"fake provider: {fake.calls} calls, {fake.prompt_tokens} prompt tokens")
+    for r in results:
+        for m in r["misses"]:
+            print(f"  [{r['name']}] {m}")
+    leaks = sum(r["t"]["offline_leaks"] + r["t"]["llm_leaks"] for r in results)
+    return 1 if leaks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,313 @@
+"""Answers filed back into the wiki: ``folio ask … --save`` / ``folio answers save <id>``.
+
+A filed answer is an input of the wiki (``<wiki>/.folio/answers/<slug>.json``: question,
+principal, sentences, and each cited claim with its digest, status, source and ACL as they
+were when answered). Every compile — and ``answers save`` / ``answers refresh`` themselves —
+renders each filed answer as a page of type ``answer`` (``answer/<slug>.md``, a sidecar, and a
+signed DBOM whose resolved dependencies are the cited claims' digests), listed in ``index.md``
+and logged like any page. The page is kept current: when a cited claim changed, was overruled
+or retracted since, the page says so (``stale: true`` in its frontmatter and a notice at the
+top) and ``folio lint`` lists it; ``folio answers refresh`` asks the stale ones again.
+
+An answer page is visible only to principals who may see every claim it cites (its sidecar
+carries the cited claims' ACLs). Rendering is a pure function of the filed answer and the
+current status of its cited claims, so an incremental compile and a clean rebuild of the same
+inputs write the same page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..atomic import write_atomic
+from ..canonical import canonical_json, sha256_hex
+from ..models import ACL, Principal
+from ..render import escape, index_entry, wikilink
+from ..slug import slugify
+from ..state import State
+from ..provenance.index_root import SIDECAR_SUFFIX, bundle_name
+from ..provenance.state_check import ANSWER_BUILD_TYPE
+from ..provenance.statement import (
+    SLSA_PROVENANCE, STATEMENT_TYPE, BuildContext, PageStatement, claim_digest, statement_bytes,
+)
+
+ANSWER_TYPE = "answer"
+FILED_DIR = ".folio/answers"
+STALE_META = "answers_stale"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FiledCitation(_Model):
+    claim_id: str
+    claim_digest: str
+    page: str
+    attribute: str
+    kind: str
+    value: str
+    status: str
+    source_key: str
+    source_version: str
+    source_sha256: str
+    system: str
+    rule: str
+    rank: int
+    acl: ACL
+
+
+class FiledSentence(_Model):
+    text: str
+    claims: tuple[str, ...]
+    contested: bool = False
+
+
+class FiledAnswer(_Model):
+    page: str = Field(description="answer/<slug of the question>")
+    question: str
+    principal: str = Field(description="who asked; 'operator' without --as")
+    backend: str
+    answered_at: datetime
+    record_id: str | None = Field(description="the signed answer record (folio audit)")
+    sentences: tuple[FiledSentence, ...]
+    citations: tuple[FiledCitation, ...]
+
+    def visible_to(self, who: Principal | None) -> bool:
+        return all(c.acl.allows(who) for c in self.citations)
+
+
+def answer_page_id(question: str) -> str:
+    return f"{ANSWER_TYPE}/{slugify(question)}"
+
+
+def filed_path(wiki: Path, page: str) -> Path:
+    return wiki / FILED_DIR / (page.split("/", 1)[1] + ".json")
+
+
+def file_answer(wiki: Path, state: State, result, record_id: str | None,  # noqa: ANN001
+                answered_at: datetime) -> FiledAnswer:
+    """Store an ``ask`` answer as a filed answer (the page follows in :func:`update_pages`)."""
+    ids = [cid for s in result.sentences for cid in s.claims]
+    claims = state.claims_by_ids(list(dict.fromkeys(ids)))
+    cites = []
+    for cid in dict.fromkeys(ids):
+        claim, status = claims[cid]
+        cites.append(FiledCitation(
+            claim_id=cid, claim_digest=claim_digest(claim), page=claim.subject,
+            attribute=claim.attribute, kind=claim.kind, value=claim.value, status=status,
+            source_key=claim.source.key, source_version=claim.source.version,
+            source_sha256=claim.source.sha256, system=claim.source.system,
+            rule=claim.authority.rule, rank=claim.authority.rank, acl=claim.acl))
+    filed = FiledAnswer(
+        page=answer_page_id(result.question), question=result.question,
+        principal=result.principal or "operator", backend=result.backend,
+        answered_at=answered_at, record_id=record_id,
+        sentences=tuple(FiledSentence(text=s.text, claims=tuple(s.claims),
+                                      contested=s.contested) for s in result.sentences),
+        citations=tuple(cites))
+    write_atomic(filed_path(wiki, filed.page), canonical_json(filed.model_dump(mode="json")),
+                 durable=True)
+    return filed
+
+
+def load_filed(wiki: Path) -> list[FiledAnswer]:
+    folder = wiki / FILED_DIR
+    if not folder.is_dir():
+        return []
+    return [FiledAnswer.model_validate_json(p.read_bytes())
+            for p in sorted(folder.glob("*.json"))]
+
+
+def staleness(state: State, filed: FiledAnswer) -> list[str]:
+    """Why the answer no longer matches the wiki (empty: current)."""
+    now = state.claims_by_ids([c.claim_id for c in filed.citations])
+    reasons = []
+    for c in filed.citations:
+        hit = now.get(c.claim_id)
+        if hit is None:
+            same = [g for g, _ in state.claims_of_group(c.page, c.attribute)
+                    if g.source.key == c.source_key]
+            if not same:
+                reasons.append(f"{c.attribute} ({c.value}) on {c.page} was retracted")
+            elif any(g.value == c.value for g in same):
+                reasons.append(f"{c.attribute} ({c.value}) on {c.page} is now stated by "
+                               f"{same[0].source.label}")
+            else:
+                reasons.append(f"{c.attribute} on {c.page} changed from {c.value} to "
+                               f"{same[0].value}")
+        elif claim_digest(hit[0]) != c.claim_digest:
+            reasons.append(f"{c.attribute} on {c.page} changed")
+        elif hit[1] != c.status:
+            reasons.append(f"{c.attribute} ({c.value}) on {c.page} is now {hit[1]}")
+    return reasons
+
+
+# -- rendering (pure) ----------------------------------------------------------------------------
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def render_answer(filed: FiledAnswer, stale: Sequence[str]) -> tuple[bytes, bytes, str]:
+    """(page markdown, sidecar JSON, summary for index.md)."""
+    refs = {c.claim_id: f"c{i}" for i, c in enumerate(filed.citations, 1)}
+    lines = [
+        "---", f"title: {_q(filed.question)}", f"type: {_q(ANSWER_TYPE)}", "aliases: []",
+        f"question: {_q(filed.question)}", f"principal: {_q(filed.principal)}",
+        f"backend: {_q(filed.backend)}",
+        f"answered: {_q(filed.answered_at.isoformat())}",
+        f"record: {_q(filed.record_id or '')}", f"cites: {len(filed.citations)}",
+        f"stale: {'true' if stale else 'false'}",
+        "scope: \"principals who may see every cited claim\"",
+        "folio:", '  schema: "1"', "---", "", f"# {escape(filed.question)}", "",
+    ]
+    if stale:
+        lines += ["> **Stale.** Since this answer was given: "
+                  + "; ".join(escape(r) for r in stale)
+                  + ". Run `folio answers refresh` to ask again.", ""]
+    for s in filed.sentences:
+        marks = "".join(f"[{refs[c]}]" for c in s.claims if c in refs)
+        lines += [f"{escape(s.text)} {marks}".rstrip(), ""]
+    lines += ["## Cited claims", "", "| | Page | Attribute | Value | Status | Source |",
+              "|---|---|---|---|---|---|"]
+    for c in filed.citations:
+        lines.append(f"| {refs[c.claim_id]} | {wikilink(c.page, '', table=True)} | "
+                     f"{escape(c.attribute)} | {escape(c.value)} | {c.status} | "
+                     f"`{escape(c.source_key)}@{escape(c.source_version)}` |")
+    lines += ["", "## Record", "",
+              f"Asked by {escape(filed.principal)} at {filed.answered_at.isoformat()}"
+              + (f"; signed answer record `{filed.record_id}` (`folio audit "
+                 f"{filed.record_id}`)." if filed.record_id else "."), ""]
+    page = "\n".join(lines).encode("utf-8")
+    sidecar = canonical_json({
+        "schema": "folio.answer-page/1", "name": filed.page, "question": filed.question,
+        "page_sha256": sha256_hex(page), "stale": list(stale),
+        "citations": [c.model_dump(mode="json") for c in filed.citations],
+    })
+    summary = filed.sentences[0].text if filed.sentences else "no answer"
+    return page, sidecar, ("STALE — " if stale else "") + summary
+
+
+def answer_statement(filed: FiledAnswer, page_path: str, page_bytes: bytes,
+                     build: BuildContext) -> bytes:
+    """The page's DBOM: its dependencies are the cited claims, each by its digest."""
+    deps = [{
+        "name": f"claim/{c.claim_id}", "uri": f"folio:claim/{c.claim_id}",
+        "digest": {"sha256": c.claim_digest},
+        "annotations": {"key": c.source_key, "version": c.source_version, "system": c.system,
+                        "authority": c.rule, "rank": c.rank, "acl_digest": c.acl.digest},
+    } for c in sorted(filed.citations, key=lambda c: c.claim_id)]
+    entries = [{
+        "id": c.claim_id, "digest": {"sha256": c.claim_digest}, "attribute": c.attribute,
+        "kind": c.kind, "status": c.status, "rule": c.rule, "rank": c.rank,
+        "supporting_sources": [f"{c.source_key}@{c.source_version}"], "overruled_sources": [],
+    } for c in sorted(filed.citations, key=lambda c: c.claim_id)]
+    doc = {
+        "_type": STATEMENT_TYPE,
+        "subject": [{"name": page_path, "digest": {"sha256": sha256_hex(page_bytes)}}],
+        "predicateType": SLSA_PROVENANCE,
+        "predicate": {
+            "buildDefinition": {
+                "buildType": ANSWER_BUILD_TYPE,
+                "externalParameters": {"page": filed.page, "question": filed.question,
+                                       "principal": filed.principal,
+                                       "record": filed.record_id or ""},
+                "internalParameters": build.internal().model_dump(mode="json"),
+                "resolvedDependencies": deps,
+            },
+            "runDetails": build.run_details().model_dump(mode="json", by_alias=True),
+            "folio": {"page": filed.page, "claims": entries, "open_conflicts": []},
+        },
+    }
+    return statement_bytes(PageStatement.model_validate(doc))
+
+
+# -- keeping the pages current -------------------------------------------------------------------
+def update_pages(state: State, out: Path, files, signer,  # noqa: ANN001
+                 build: BuildContext | None, resign_all: bool
+                 ) -> tuple[list[str], list[str], dict[str, str], bool]:
+    """Render every filed answer whose page changed, drop pages of answers no longer filed;
+    files go through ``files``, the compile's next generation (compiler/staging.py). Returns
+    (pages written, pages removed, page id → bundle sha256 of those signed here, whether
+    index.md must be re-assembled)."""
+    written: list[str] = []
+    removed: list[str] = []
+    signed: dict[str, str] = {}
+    index_changed = False
+    stale_of: dict[str, list[str]] = {}
+    filed = {f.page: f for f in load_filed(out)}
+    known = {eid for (eid,) in state.db.execute(
+        "SELECT entity_id FROM pages WHERE type=?", (ANSWER_TYPE,))}
+    for eid in sorted(known - set(filed)):
+        for rel in (f"{eid}.md", f"{eid}{SIDECAR_SUFFIX}", bundle_name(eid)):
+            files.remove(rel)
+        state.drop_page(eid)
+        removed.append(eid)
+        index_changed = True
+    for eid, f in sorted(filed.items()):
+        stale = staleness(state, f)
+        if stale:
+            stale_of[eid] = stale
+        page, sidecar, summary = render_answer(f, stale)
+        sha, sc_sha = sha256_hex(page), sha256_hex(sidecar)
+        before = state.page(eid)
+        path = f"{eid}.md"
+        changed = before is None or before[1:] != (sha, sc_sha) or not files.exists(path)
+        if changed:
+            files.write(path, page)
+            files.write(f"{eid}{SIDECAR_SUFFIX}", sidecar)
+            written.append(eid)
+        row = state.index_rows_of([eid]).get(eid)
+        if row != (ANSWER_TYPE, f.question, summary):
+            index_changed = True
+        state.put_page(eid, path, sha, sc_sha, ANSWER_TYPE, f.question, summary)
+        sort_key, line = index_entry(eid, f.question, summary)
+        state.db.execute("INSERT OR REPLACE INTO page_index VALUES (?,?,?,?)",
+                         (eid, ANSWER_TYPE, sort_key, line))
+        if signer is not None and build is not None and (
+                changed or resign_all or not files.exists(bundle_name(eid))):
+            bundle = signer.sign_bundle(answer_statement(f, path, page, build),
+                                        "application/vnd.in-toto+json")
+            files.write(bundle_name(eid), bundle)
+            signed[eid] = sha256_hex(bundle)
+    state.set_meta(STALE_META, json.dumps(stale_of, sort_keys=True))
+    return written, removed, signed, index_changed
+
+
+def answer_page_text(wiki: Path, state: State, page: str, who: Principal | None) -> str | None:
+    """An answer page as ``folio show`` prints it: only to a principal who may see every claim
+    it cites, and only as the signed index root pins it (None: not an answer page, or not
+    for ``who``)."""
+    row = state.index_rows_of([page]).get(page)
+    path = filed_path(wiki, page) if page.startswith(f"{ANSWER_TYPE}/") else None
+    if row is None or row[0] != ANSWER_TYPE or path is None or not path.exists():
+        return None
+    if not FiledAnswer.model_validate_json(path.read_bytes()).visible_to(who):
+        return None
+    from ..provenance.state_check import StateCheck, StateMismatch
+    from ..provenance.verify import trust_from
+    from ..settings import FolioSettings
+
+    settings = FolioSettings()
+    data = (wiki / f"{page}.md").read_bytes()
+    if settings.signing != "off":
+        try:
+            data = StateCheck(wiki, state, trust_from(settings))._signed_file(f"{page}.md")
+        except StateMismatch:
+            return None
+    return data.decode("utf-8")
+
+
+def stale_answers(state: State) -> dict[str, list[str]]:
+    raw = state.meta(STALE_META)
+    return json.loads(raw) if raw else {}
+
+
+__all__ = ["ANSWER_TYPE", "FiledAnswer", "answer_page_id", "answer_page_text", "file_answer",
+           "load_filed",
+           "render_answer", "stale_answers", "staleness", "update_pages"]

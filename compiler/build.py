@@ -40,7 +40,7 @@ from .models import SCHEMA_VERSION, Entity, SourceRecord
 from .policy import AuthorityPolicy, load_policy
 from .provenance.state_check import DIRECTORY_FILE, directory_bytes
 from .registry import Declaration, NameIndex, StoredNameLookup, merge_entity
-from .render import assemble_index, index_entry, patch_index, render_log
+from .render import assemble_index, index_entry, log_title, patch_index, render_log
 from .provenance.attest import SigningPlan, attest_compile, plan_signing
 from .provenance.bundle_watch import remember_folders
 from .provenance.index_root import bundle_name
@@ -58,6 +58,8 @@ from .steps import link as link_step
 from .steps import claims_differ
 from .steps import reextract as reextract_step
 from .steps import render as render_step
+from .wiki_owner import (FolderGuardError, foreign_page_files, foreign_pages_error, guard,
+                         remember_corpus)
 from .workers import Runner, step_runner, worker_count
 
 STATE_DIR = ".folio"
@@ -169,6 +171,7 @@ class _Compile:
         self.files = Generation(out)
         # page folders whose mtime to note once applied (bundle_watch); None: not signed
         self.remember_folders: set[str] | None = None
+        self._created: set[str] = set()  # pages that had no file before this compile
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -229,6 +232,8 @@ class _Compile:
                 dirty.add(eid)
                 dirty |= st.mention_targets_of_subject(eid)
 
+            if not st.first_build:  # a first compile's folder was checked by guard()
+                self._refuse_foreign_pages(dirty)
             self._synthesize(dirty)  # LLM calls end here, before anything is written
             self._write_pending(dirty)
             signing = plan_signing(self, t0)  # provenance: compiler/provenance, docs/provenance.md
@@ -601,6 +606,8 @@ class _Compile:
             backlinks = sorted(
                 ((s, names[s]) for s in linking.get(eid, ()) if s in names),
                 key=lambda kv: (kv[1].lower(), kv[0]))
+            if eid not in previous:
+                self._created.add(eid)
             sign = signing is not None and (
                 signing.resign_all or not self.files.exists(bundle_name(eid)))
             jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
@@ -639,6 +646,17 @@ class _Compile:
             conflicts += page.conflicts
             search += page.search_rows
         st.put_rendered(pages, statuses, conflicts, search, index_lines)
+
+    def _refuse_foreign_pages(self, dirty: set[str]) -> None:
+        """A page new to this wiki whose path already holds a file: someone else's (pages a
+        crashed compile left are in pending.json, and re-rendered)."""
+        new = sorted(dirty - set(self._pending()))
+        known: set[str] = set()
+        for wave in _waves(new):
+            known |= self.state.index_rows_of(wave).keys()
+        found = foreign_page_files(self.out, (eid for eid in new if eid not in known))
+        if found:
+            raise CompileError(str(foreign_pages_error(self.out, found)))
 
     # -- 6a: LLM page synthesis (optional) --------------------------------------------------
     def _synthesize(self, dirty: set[str]) -> None:
@@ -703,10 +721,13 @@ class _Compile:
             files.write("SCHEMA.md", schema)
         self._aggregates["SCHEMA.md"] = sha256_hex(schema)
         if changed or r.records_extracted or r.records_removed:
-            title = (f"{r.records_extracted} records re-extracted, {r.records_removed} removed; "
-                     f"{r.pages_written} pages written, {r.pages_removed} removed")
+            created = sum(1 for p in r.written if p in self._created)
+            title = log_title(first=st.first_build, extracted=r.records_extracted,
+                              records_removed=r.records_removed, created=created,
+                              updated=r.pages_written - created, pages_removed=r.pages_removed)
             body = "\n".join(
-                [f"- updated [[{p}]]" for p in r.written[:50]]
+                [f"- {'created' if p in self._created else 'updated'} [[{p}]]"
+                 for p in r.written[:50]]
                 + [f"- removed `{p}` (no remaining support)" for p in r.removed[:50]]
                 + ([f"- … and {len(r.written) + len(r.removed) - 100} more"]
                    if len(r.written) + len(r.removed) > 100 else []))
@@ -777,22 +798,33 @@ def compile_wiki(
     progress: Progress | None = None,
     today: str | None = None,
     extract_only: bool = False,
+    force_corpus: bool = False,
+    allow_foreign_files: bool = False,
 ) -> CompileReport:
     """Compile the corpus at ``src`` into the wiki at ``out`` (incrementally if it exists).
     ``extract_only``: stop once changed records are extracted into the state (a site's part
-    of a distributed compile, see ``compiler/claimset.py``); no page is written."""
+    of a distributed compile, see ``compiler/claimset.py``); no page is written.
+    ``force_corpus`` / ``allow_foreign_files``: see ``compiler/wiki_owner.py``."""
     settings = settings or FolioSettings()
     today = today or datetime.now(UTC).date().isoformat()
+    if src.is_file():
+        raise CompileError(f"{src} is a file, not a corpus folder")
     if not src.is_dir():
         raise CompileError(f"{src}: corpus folder not found")
+    try:  # before anything is written: whose folder is out?
+        guard(src, out, force_corpus=force_corpus, allow_foreign=allow_foreign_files)
+    except FolderGuardError as exc:
+        raise CompileError(str(exc)) from exc
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out / STATE_DIR):
         recover(out)  # a generation committed by a compile killed before it was applied
         try:
-            return _Compile(src, out, settings, progress or Progress(), today).run(
+            report = _Compile(src, out, settings, progress or Progress(), today).run(
                 full, extract_only)
         except ExtractionFailed as exc:  # model down or budget spent: already rolled back
             raise CompileError(str(exc)) from exc
+        remember_corpus(src, out)
+        return report
 
 
 def wiki_state(wiki: Path) -> State:

@@ -18,20 +18,18 @@ from rich.table import Table
 from .progress_bars import PhaseBars
 
 from . import __version__
+from .cli_base import folio_typer, plural
 from .build import CompileError, CompileReport, compile_wiki, wiki_state
 from .answers.guard import served
 from .settings import FolioSettings
 
 EXIT_REJECTED = 3
 
-app = typer.Typer(
+app = folio_typer(
     help="Folio compiles enterprise sources (CMS pages, tickets, CRM records) into a "
     "provenance-tracked, authority-resolved, incrementally maintained markdown wiki.",
-    no_args_is_help=True,
-    add_completion=False,
 )
-export_app = typer.Typer(help="Export compiled knowledge in stable machine formats.",
-                         no_args_is_help=True)
+export_app = folio_typer(help="Export compiled knowledge in stable machine formats.")
 app.add_typer(export_app, name="export")
 
 out = Console()
@@ -46,6 +44,19 @@ AsOpt = Annotated[Optional[str], typer.Option(
 GroupOpt = Annotated[Optional[list[str]], typer.Option(
     "--group", help="operator's what-if for --as: keep only these of the principal's directory "
     "groups (repeatable); it narrows a view and never widens it")]
+
+
+def _principal(state, who: str | None, groups: list[str] | None):  # noqa: ANN001, ANN202
+    """``--as``: a name the corpus directory does not know is said so; it still sees only
+    what public records allow."""
+    from .views import principal, stored_directory
+
+    if (who is not None and stored_directory(state).principal(who) is None
+            and state.principal_groups(who) is None):
+        err.print(f"warning: --as {who}: no such principal in the corpus directory "
+                  "(directory.yaml); answering as one with no groups, so everything "
+                  "restricted stays hidden", markup=False, highlight=False, soft_wrap=True)
+    return principal(state, who, groups)
 
 
 def _version(value: bool) -> None:
@@ -64,6 +75,12 @@ def main(
 
 
 
+SUMMARY_NOTE = (
+    "re-rendered: pages a change touches (their claims, links or backlinks), rendered again; "
+    "written: those whose file came out different and was saved (a page that renders to the "
+    "same bytes is left as it is).")
+
+
 def _summary(report: CompileReport, wiki: Path) -> Table:
     t = Table(title=f"compiled {wiki}" + (" (full rebuild)" if report.full_rebuild else ""),
               show_header=True, header_style="bold")
@@ -78,7 +95,7 @@ def _summary(report: CompileReport, wiki: Path) -> Table:
         ("inputs rejected", report.rejected),
         ("claims", report.claims_total),
         ("pages re-rendered", report.pages_rendered),
-        ("pages written", report.pages_written),
+        ("pages written (file changed)", report.pages_written),
         ("pages removed", report.pages_removed),
         ("pages in wiki", report.pages_total),
         ("conflicts resolved by authority", report.conflicts_resolved),
@@ -122,20 +139,31 @@ def compile_cmd(
     workers: Annotated[int | None, typer.Option(
         "--workers", min=0, help="processes for parsing, linking and rendering (0: one per "
         "core; default from FOLIO_WORKERS, else 0)")] = None,
+    force_corpus: Annotated[bool, typer.Option(
+        "--force-corpus", help="compile into a wiki that was compiled from another corpus "
+        "(its pages this corpus does not support are removed)")] = False,
+    allow_foreign_files: Annotated[bool, typer.Option(
+        "--allow-foreign-files", help="write the wiki into a folder that already holds other "
+        "files, or into the corpus folder (Folio never overwrites a file it did not write; "
+        "`folio verify` reports those files, which the signed index root does not cover)")
+    ] = False,
 ) -> None:
     """Compile a corpus into a wiki. Incremental: only changed records are re-extracted and
     only pages whose claims changed are rewritten.
 
     Exit codes: 0 compiled; 3 compiled, but some inputs were rejected (listed with file and
-    record); 1 nothing compiled (bad manifest or policy, wiki locked)."""
+    record); 1 nothing compiled (bad manifest or policy, wiki locked, or the wiki folder is
+    another corpus's wiki or holds files Folio did not write: nothing is changed then)."""
     settings = FolioSettings() if workers is None else FolioSettings(workers=workers)
     try:
         with Progress(TextColumn("{task.description:>8}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, disable=quiet or as_json,
                       transient=True) as progress:
-            report = compile_wiki(src, wiki, settings, full=full, progress=PhaseBars(progress))
+            report = compile_wiki(src, wiki, settings, full=full, progress=PhaseBars(progress),
+                                  force_corpus=force_corpus,
+                                  allow_foreign_files=allow_foreign_files)
     except CompileError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from exc
     if as_json:
         data = {k: v for k, v in report.__dict__.items() if k not in ("errors",)}
@@ -143,6 +171,7 @@ def compile_cmd(
         out.print_json(json.dumps(data, default=str))
     else:
         out.print(_summary(report, wiki))
+        out.print(SUMMARY_NOTE, style="dim", highlight=False)
         for e in report.errors[:50]:
             err.print(f"[yellow]rejected:[/yellow] {escape(str(e))}", highlight=False)
         if report.rejected > 50:
@@ -164,10 +193,9 @@ def query(
 ) -> None:
     """Answer from the wiki's winning claims, each cited as [[page]] and source key@version."""
     from .query import answer
-    from .views import principal
 
     state = _open(wiki)
-    result = answer(state, question, principal(state, who, groups))
+    result = answer(state, question, _principal(state, who, groups))
     served(wiki, state, result.served_pages())  # refuse a state the signed wiki contradicts
     record = _attest_answer(state, wiki, result) if attest else None
     if as_json:
@@ -208,16 +236,17 @@ def show(
     raw: Annotated[bool, typer.Option("--raw", help="print the page markdown as is")] = False,
 ) -> None:
     """Show a page with its claims, sources and overruled claims (as a principal sees it)."""
-    from .views import page_view, principal
+    from .views import page_view
 
     state = _open(wiki)
     eid = state.find_entity(page)
     served(wiki, state, [eid, *state.backlinks(eid)] if eid else [])
-    view = page_view(state, eid, principal(state, who, groups), looked_up_as=page) if eid else None
+    who_p = _principal(state, who, groups)
+    view = page_view(state, eid, who_p, looked_up_as=page) if eid else None
     if view is None and eid:  # an answer filed back as a page (compiler/answers/pages.py)
         from .answers.pages import answer_page_text
 
-        if (answer_text := answer_page_text(wiki, state, eid, principal(state, who, groups))):
+        if (answer_text := answer_page_text(wiki, state, eid, who_p)):
             sys.stdout.write(answer_text)
             return
     if view is None:
@@ -249,26 +278,46 @@ def lint(
     when = when if when.tzinfo else when.replace(tzinfo=UTC)
     report = run_lint(state, wiki, when)
     if who is not None:  # only findings naming nothing hidden from the principal
-        from .views import principal, visible_findings
+        from .views import visible_findings
 
-        report = visible_findings(state, report, principal(state, who, groups))
+        report = visible_findings(state, report, _principal(state, who, groups))
     if as_json:
         sys.stdout.write(lint_json(report) + "\n")
     else:
-        t = Table(show_header=True, header_style="bold")
-        for col in ("severity", "check", "finding"):
-            t.add_column(col)
-        for f in report.findings:
-            color = "red" if f.severity == "error" else "yellow"
-            t.add_row(f"[{color}]{f.severity}[/{color}]", f.code, f.message)
-        out.print(t)
-        out.print(f"{report.errors} errors, {report.warnings} warnings")
+        _print_findings(report.findings)
+        out.print(f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}",
+                  highlight=False)
         if report.unmapped:
             from .lint import unmapped_text
 
             out.print(unmapped_text(report.unmapped), markup=False)
     if report.errors:
         raise typer.Exit(1)
+
+
+WIDE = 120  # columns from which a table shows record keys whole; narrower, a list
+
+
+def _print_findings(findings) -> None:  # noqa: ANN001 - lint.Finding, imported lazily
+    """A table on a wide terminal; else (and piped) one block per finding, every record key
+    whole on its line: a table at 80 columns cut them mid-word."""
+    if out.is_terminal and out.width >= WIDE:
+        t = Table(show_header=True, header_style="bold")
+        t.add_column("severity")
+        t.add_column("check")
+        t.add_column("finding", overflow="fold")
+        for f in findings:
+            color = "red" if f.severity == "error" else "yellow"
+            t.add_row(f"[{color}]{f.severity}[/{color}]", f.code, escape(f.message))
+        out.print(t)
+        return
+    for f in findings:
+        color = "red" if f.severity == "error" else "yellow"
+        out.print(f"[{color}]{f.severity}[/{color}] {f.code}"
+                  + (f" {escape(f.page)}" if f.page else ""), highlight=False)
+        out.print(f"  {escape(f.message)}", highlight=False, soft_wrap=True)
+        for src in f.sources:
+            out.print(f"  source: {escape(src)}", highlight=False, soft_wrap=True)
 
 
 @export_app.command("claims")
@@ -283,14 +332,13 @@ def export_claims_cmd(
     source key, version, sha256, authority. Layout: docs/export-format.md."""
     from .atomic import write_atomic
     from .export import export_claims
-    from .views import principal
 
     if fmt != "jsonl":
         err.print(f"unsupported format {fmt!r} (supported: jsonl)")
         raise typer.Exit(2)
     state = _open(wiki)
     served(wiki, state, None)  # every claim is exported: the whole state is checked
-    lines = export_claims(state, principal(state, who, groups))
+    lines = export_claims(state, _principal(state, who, groups))
     if output is None:
         for line in lines:
             sys.stdout.write(line + "\n")
@@ -332,12 +380,9 @@ def _open(wiki: Path):  # noqa: ANN202 - State, imported lazily
     try:
         return wiki_state(wiki)
     except FileNotFoundError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from exc
 
-
-if __name__ == "__main__":
-    app()
 
 from connectors.cli import register as _register_event_commands  # noqa: E402 - after app exists
 
@@ -350,3 +395,6 @@ _register_pipeline_commands(app)
 from .serve.cli import register as _register_serve_commands  # noqa: E402
 
 _register_serve_commands(app)
+
+if __name__ == "__main__":  # `python -m compiler.cli`: every command registered by now
+    app(prog_name="folio")

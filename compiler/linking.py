@@ -68,6 +68,11 @@ def _typed_subject(raw: RawClaim, own: str, lookup: Lookup, vocab: Vocabulary,
             for _, _, eid in _find(text, lookup):
                 if _type_of(eid) == want:
                     return eid, True
+    # a row or sentence naming an entity of another type that declares the same attribute
+    # is about that entity (a policy page's table of each customer's payment terms)
+    for _, _, eid in _find(raw.subject_phrase or "", lookup):
+        if eid != own and vocab.attribute_named(_type_of(eid), raw.attribute) is not None:
+            return eid, True
     if _type_of(own) != want:
         linked = sorted({eid for eid in referenced if _type_of(eid) == want})
         if len(linked) == 1:

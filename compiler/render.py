@@ -52,14 +52,17 @@ def linked_value(value: str, mentions: Sequence[Mention], table: bool = False) -
     return "".join(out).strip()
 
 
+def _lead(claims: Iterable[Claim]) -> Claim | None:
+    """The sentence a page's summary is: the first from the best-ranked source."""
+    return min((c for c in claims if c.kind in ("statement", "fact") and c.span is not None),
+               key=lambda c: (-c.authority.rank, c.source.key, c.span or (0, 0)), default=None)
+
+
 def summarize(entity: Entity, claims: Sequence[Claim]) -> str:
     """One line for index.md: the first sentence from the best-ranked source, else facts."""
-    sentences = sorted(
-        (c for c in claims if c.kind in ("statement", "fact") and c.span is not None),
-        key=lambda c: (-c.authority.rank, c.source.key, c.span or (0, 0)),
-    )
-    if sentences:
-        text = " ".join(sentences[0].quote.split())
+    lead = _lead(claims)
+    if lead is not None:
+        text = " ".join(lead.quote.split())
     else:
         facts = sorted({f"{c.attribute}: {c.value}" for c in claims
                         if c.kind == "field" and c.attribute != "name"})
@@ -75,12 +78,17 @@ def _sources(claims: Iterable[Claim]) -> list[SourceRef]:
 
 
 def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[SourceRef],
-                 conflicts: Sequence[Conflict], summary: str, sid: Mapping[str, str],
-                 urls: Mapping[str, str | None]) -> str:
+                 conflicts: Sequence[Conflict], status: Mapping[str, ClaimStatus],
+                 summary: str, sid: Mapping[str, str], urls: Mapping[str, str | None]) -> str:
     """OKF v0.2 front matter (compiler/okf.py: type, title, description, sources, generated)
-    followed by Folio's own fields; ``generated.at`` is the newest source time, not the clock."""
+    followed by Folio's own fields; ``generated.at`` is ``updated``, a source time, not the
+    clock."""
     best = max(claims, key=lambda c: (c.authority.rank, c.source.key))
-    updated = max((c.observed_at for c in claims if c.observed_at is not None), default=None)
+    # `updated`: when the newest source the page shows as current changed; an overruled
+    # source (an old ticket quoting a superseded value) does not make the page newer
+    dated = [c for c in claims if c.observed_at is not None]
+    standing = [c for c in dated if status.get(c.id) != "overruled"] or dated
+    updated = max((c.observed_at for c in standing), default=None)
     data = {
         "type": entity.type,
         "title": entity.name,
@@ -162,9 +170,14 @@ def render_page(
     urls = {s.key: link_target(s.url) for s in sources}
     summary = summarize(entity, claims)
     by_id = {c.id: c for c in claims}
-    lines = [_frontmatter(entity, claims, sources, conflicts, summary, ids, urls),
-             f"# {escape(entity.name)}", "",
-             f"> {escape(summary)}", ""]
+    # the summary is said once: a summary that is a statement leads the page, cited, in place
+    # of its line under Statements
+    lead = _lead(claims)
+    lead = lead if lead is not None and lead.kind == "statement" else None
+    quote = (f"{linked_value(lead.value, lead.mentions)} {sid[lead.source.key]}"
+             if lead is not None else escape(summary))
+    lines = [_frontmatter(entity, claims, sources, conflicts, status, summary, ids, urls),
+             f"# {escape(entity.name)}", "", f"> {quote}", ""]
     if synthesis:
         lines += ["## Overview", "", _overview(synthesis, by_id, sid), ""]
 
@@ -189,20 +202,36 @@ def render_page(
             for c in group:
                 if status.get(c.id) == "winner":
                     rows[comparison_value(c)].append(c)
+            # links of one source and authority (every "links to" of a page) fold into one row
+            cells: dict[tuple, list[str]] = defaultdict(list)
             for _, winners in sorted(rows.items()):
                 first = max(winners, key=lambda c: (c.authority.rank, c.source.key))
                 refs = ", ".join(sorted({sid[c.source.key] for c in winners}))
-                lines.append(
-                    f"| {escape(attribute)} | {linked_value(first.value, first.mentions, table=True)} | {refs} | "
-                    f"{escape(first.authority.rule)} ({first.authority.rank}) |"
-                )
+                authority = f"{escape(first.authority.rule)} ({first.authority.rank})"
+                fold = first.kind == "reference" and all(c.kind == "reference" for c in winners)
+                key = (refs, authority) if fold else (refs, authority, len(cells))
+                cells[key].append(linked_value(first.value, first.mentions, table=True))
+            for (refs, authority, *_), values in cells.items():
+                lines.append(f"| {escape(attribute)} | {', '.join(values)} | {refs} | "
+                             f"{authority} |")
         lines.append("")
 
-    statements = [c for c in claims if c.kind == "statement"]
+    statements = [c for c in claims if c.kind == "statement" and c is not lead]
     if statements:
         lines += ["## Statements", ""]
-        for c in sorted(statements, key=lambda c: (c.source.key, c.span or (-1, -1), c.id)):
-            lines.append(f"- {linked_value(c.value, c.mentions)} {sid[c.source.key]}")
+        ordered = sorted(statements, key=lambda c: (c.source.key, c.span or (-1, -1), c.id))
+        i = 0
+        while i < len(ordered):
+            c = ordered[i]
+            text = linked_value(c.value, c.mentions)
+            # a lead-in ("Comment by Ann on 2024-04-01:") says nothing alone: it stays with the
+            # next statement of its source, the text it introduces
+            if (c.value.endswith(":") and i + 1 < len(ordered)
+                    and ordered[i + 1].source.key == c.source.key):
+                i += 1
+                text += " " + linked_value(ordered[i].value, ordered[i].mentions)
+            lines.append(f"- {text} {sid[c.source.key]}")
+            i += 1
         lines.append("")
 
     if conflicts:
@@ -346,6 +375,26 @@ def patch_index(data: bytes, edits: Iterable[tuple[str, str]]) -> bytes | None:
             return None
         data = data.replace(o, n)
     return data
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 page``, ``2 pages``, ``0 pages``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def log_title(*, first: bool, extracted: int, records_removed: int, created: int,
+              updated: int, pages_removed: int) -> str:
+    """A compile's line in ``log.md``: ``34 records extracted; 30 pages created`` on the first,
+    ``1 record re-extracted; 1 page updated`` after."""
+    records = [f"{plural(extracted, 'record')} {'extracted' if first else 're-extracted'}"
+               ] if extracted else []
+    if records_removed:
+        records.append(f"{plural(records_removed, 'record')} removed")
+    counts = [(n, what) for n, what in ((created, "created"), (updated, "updated"),
+                                        (pages_removed, "removed")) if n]
+    pages = [f"{plural(n, 'page') if i == 0 else n} {what}" for i, (n, what) in enumerate(counts)]
+    parts = [", ".join(records) or "no record changed", ", ".join(pages) or "no page changed"]
+    return "; ".join(parts)
 
 
 def render_log(entries: Iterable[tuple[str, str, str, str]]) -> str:

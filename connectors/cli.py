@@ -10,28 +10,27 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
 
+from compiler.cli_base import folio_typer, plural
 from compiler.settings import FolioSettings
 
-from .api.base import ConfigError, load_site_config
-from .api.client import ApiError
-from .api.registry import make_api_connector
-from .api.runner import CursorStore, RunReport, cursor_path, export_files, poll_once, sync_export
 from .bus.base import EventBus, PublishError
-from .consumer import BatchReport, SiteConsumer
+from .consumer import BatchReport, SiteConsumer, guard_consumer
 from .health import HealthServer
 from .site_corpus import SiteCorpus
 from .wiring import claim_check_store, make_bus
 
+if TYPE_CHECKING:
+    from .api.runner import RunReport
+
 EXIT_REJECTED = 3
 out = Console()
 err = Console(stderr=True)
-connectors_app = typer.Typer(help="Run source connectors that publish change events.",
-                             no_args_is_help=True)
+connectors_app = folio_typer(help="Run source connectors that publish change events.")
 
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="site.yaml (tenant, site, connectors)",
                                          exists=True, dir_okay=False)]
@@ -73,7 +72,8 @@ def start_health(spec: str | None, stale_after_s: float) -> HealthServer | None:
 
 def _print_run(what: str, r: RunReport) -> None:
     out.print(f"{what}: {r.published} published, {r.deleted} deleted, {r.unchanged} unchanged, "
-              f"{len(r.errors)} rejected, {r.pages} pages")
+              f"{len(r.errors)} rejected, {plural(r.pages, 'page')} read", highlight=False,
+              soft_wrap=True)
     for e in r.errors:
         err.print(f"  rejected: {e}")
 
@@ -89,6 +89,11 @@ def _embedded_compile(bus: EventBus, settings: FolioSettings, tenant: str, site:
 
 
 def _setup(config: Path, system: str, instance: str | None, wiki: Path | None):  # type: ignore[no-untyped-def]
+    # the API connectors need httpx (the connectors extra): imported here, not at start-up
+    from .api.base import ConfigError, load_site_config
+    from .api.registry import make_api_connector
+    from .api.runner import CursorStore, cursor_path
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = FolioSettings()
     try:
@@ -102,6 +107,8 @@ def _setup(config: Path, system: str, instance: str | None, wiki: Path | None): 
         err.print("[red]error:[/red] no Kafka configured (FOLIO_EVENTS_KAFKA_BOOTSTRAP) and no --wiki "
                   "for embedded mode: events would go nowhere")
         raise typer.Exit(1)
+    if wiki is not None and not settings.events.kafka_bootstrap:
+        _guard(SiteCorpus(_corpus_for(wiki, None), site.tenant), wiki)
     bus = make_bus(settings, site.tenant)
     bus.ensure_topics([system])
     store = CursorStore(cursor_path(site.state_dir, cfg))
@@ -120,6 +127,9 @@ def run_cmd(
     wiki: WikiEmbedded = None,
 ) -> None:
     """Poll the system's API with a checkpointed cursor and publish change events."""
+    from .api.client import ApiError
+    from .api.runner import poll_once
+
     settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
     with _stop_on_signals() as stop:
         wake = threading.Event()
@@ -178,6 +188,8 @@ def sync_cmd(
     wiki: WikiEmbedded = None,
 ) -> None:
     """Replay export files as a snapshot (op r events)."""
+    from .api.runner import export_files, sync_export
+
     settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
     try:
         report = sync_export(export_files(from_export), connector, cfg, bus, store, site.tenant,
@@ -194,6 +206,18 @@ def sync_cmd(
     raise typer.Exit(EXIT_REJECTED if report.errors else 0)
 
 
+def _guard(corpus: SiteCorpus, wiki: Path) -> None:
+    """Refuse, before any event is published or any file written, a wiki that is not the
+    events' own (compiler/wiki_owner.py)."""
+    from compiler.wiki_owner import FolderGuardError
+
+    try:
+        guard_consumer(corpus, wiki)
+    except FolderGuardError as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+
+
 def _corpus_for(wiki: Path, corpus: Path | None) -> Path:
     return corpus or wiki.parent / f"{wiki.name}.corpus"
 
@@ -202,9 +226,11 @@ def _print_batch(r: BatchReport) -> None:
     lat = sorted(r.latencies)
     p50 = statistics.median(lat) if lat else 0.0
     c = r.compile
-    out.print(f"batch: {r.events} events, {r.keys} keys, {r.applied.written} written, "
-              f"{r.applied.deleted} deleted, {r.dead_lettered} dead-lettered"
-              + (f", {c.pages_written} pages written" if c else "") + f", latency p50 {p50:.2f}s")
+    out.print(f"batch: {plural(r.events, 'event')}, {plural(r.keys, 'key')}, "
+              f"{r.applied.written} written, {r.applied.deleted} deleted, "
+              f"{r.dead_lettered} dead-lettered"
+              + (f", {plural(c.pages_written, 'page')} written" if c else "")
+              + f", latency p50 {p50:.2f}s", highlight=False, soft_wrap=True)
 
 
 def consume_cmd(
@@ -226,9 +252,11 @@ def consume_cmd(
                   "compiled in-process by `folio connectors run … --wiki`)")
         raise typer.Exit(1)
     systems = system or ["confluence", "jira", "salesforce", "zendesk", "hubspot"]
+    site_corpus = SiteCorpus(_corpus_for(wiki, corpus), tenant)
+    _guard(site_corpus, wiki)
     bus = make_bus(settings, tenant)
     sub = bus.subscribe(site, systems)
-    consumer = SiteConsumer(sub, SiteCorpus(_corpus_for(wiki, corpus), tenant), wiki, settings,
+    consumer = SiteConsumer(sub, site_corpus, wiki, settings,
                             claim_checks=claim_check_store(settings))
     try:
         with _stop_on_signals() as stop:

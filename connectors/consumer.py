@@ -37,6 +37,17 @@ from .site_corpus import ApplyResult, SiteCorpus
 log = logging.getLogger(__name__)
 
 
+def guard_consumer(corpus: SiteCorpus, wiki: Path) -> None:
+    """Raise :class:`compiler.wiki_owner.FolderGuardError` when compiling the consumer's corpus
+    into ``wiki`` would destroy what is not the consumer's: another corpus's wiki, a folder of
+    other files, or a corpus folder of the user's own."""
+    from compiler.wiki_owner import check_consumer_corpus, check_corpus, check_output_folder
+
+    check_consumer_corpus(corpus.root, corpus.manifest_bytes())
+    check_output_folder(corpus.root, wiki)
+    check_corpus(corpus.root, wiki, how="give the events' wiki a folder of its own (--wiki NEW)")
+
+
 @dataclass(slots=True)
 class BatchReport:
     events: int = 0
@@ -101,6 +112,8 @@ class SiteConsumer:
         self.today = today
         # what turns the updated corpus into durable output before offsets are committed: a
         # wiki here; in a distributed site flow, a claim set shipped to the central store
+        if compile_fn is None:  # refused before the corpus folder is touched: nothing is lost
+            guard_consumer(corpus, wiki)
         self.compile_fn = compile_fn or (
             lambda settings: compile_wiki(self.corpus.root, self.wiki, settings, today=self.today))
         corpus.ensure()

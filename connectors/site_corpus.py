@@ -51,14 +51,17 @@ class SiteCorpus:
         self.tenant = tenant
         self.instance = instance
 
-    def ensure(self) -> None:
-        (self.root / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
+    def manifest_bytes(self) -> bytes:
         manifest = {
             "tenant": self.tenant,
             "sources": [{"path": RECORDS_DIR, "system": SYSTEM, "instance": self.instance}],
         }
+        return yaml.safe_dump(manifest, sort_keys=True).encode()
+
+    def ensure(self) -> None:
+        (self.root / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
         path = self.root / MANIFEST
-        data = yaml.safe_dump(manifest, sort_keys=True).encode()
+        data = self.manifest_bytes()
         if not path.exists() or path.read_bytes() != data:
             write_atomic(path, data, durable=True)
 

@@ -14,12 +14,13 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
+from compiler.cli_base import folio_typer
+
 from .llm_limit import DEFAULT_NAME as DEFAULT_LLM_LIMIT
 
-pipeline_app = typer.Typer(
+pipeline_app = folio_typer(
     help="Distributed compile: per-site extraction, central aggregation to the store, "
-         "freshness checks (Prefect flows; see docs/pipelines.md).",
-    no_args_is_help=True)
+         "freshness checks (Prefect flows; see docs/pipelines.md).")
 out = Console()
 err = Console(stderr=True)
 

@@ -256,8 +256,8 @@ def test_one_record_change_touches_only_pages_citing_it(tmp_path: Path) -> None:
     assert report.pages_rendered < first.pages_total / 3
     log = (wiki / "log.md").read_text()
     # OKF log form: the day's group, newest entry first
-    assert log.startswith("# Log\n\n## 2026-11-21\n\n* **Compile**: 1 records re-extracted, "
-                          "0 removed; 1 pages written"), log[:200]
+    assert log.startswith("# Log\n\n## 2026-11-21\n\n* **Compile**: 1 record re-extracted; "
+                          "1 page updated"), log[:200]
 
 
 def test_deleted_record_retracts_claims_and_removes_unsupported_page(tmp_path: Path) -> None:

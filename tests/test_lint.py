@@ -65,7 +65,7 @@ def test_lint_text_output_and_exit_code(runner: CliRunner, acme_wiki: Path) -> N
     assert result.exit_code == 1
     text = flat(result.stdout)
     assert "open-contradiction" in text
-    assert "1 errors" in text
+    assert "1 error," in text
 
 
 def test_lint_freshness_depends_on_now(runner: CliRunner, acme_wiki: Path) -> None:

@@ -115,7 +115,7 @@ def test_publish_then_verify_and_query_over_s3(s3env: SeaweedServer, acme_wiki: 
     code, text = _run("show", "policy/return-policy", "--wiki", url, "--raw")
     assert code == 0 and text == flat((acme_wiki / PAGE).read_text())
     code, text = _run("lint", "--wiki", url)
-    assert "errors" in text
+    assert "1 error," in text
 
 
 def test_state_snapshot_is_consistent_and_standalone(s3env: SeaweedServer, acme_wiki: Path,

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..cli_base import folio_typer, plural
 from ..settings import FolioSettings
 from ..store.cli import WikiOpt, pull_answer
 from .signers import LocalKeySigner, SigningError, public_key_path
@@ -22,8 +23,7 @@ err = Console(stderr=True)
 EXIT_FAILED = 1
 EXIT_STALE = 2
 
-keys_app = typer.Typer(help="Manage the local signing key (FOLIO_KEY_PATH).",
-                       no_args_is_help=True)
+keys_app = folio_typer(help="Manage the local signing key (FOLIO_KEY_PATH).")
 
 KeyOpt = Annotated[Optional[Path], typer.Option(
     "--key", help="PEM public key to trust (default: FOLIO_TRUSTED_KEY, else the public key of "
@@ -43,9 +43,9 @@ def keys_init(
     except SigningError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc
-    out.print(f"private key  {target} (0600)")
-    out.print(f"public key   {public_key_path(target)}")
-    out.print(f"key id       sha256:{signer.key_id}")
+    out.print(f"private key  {target} (0600)", highlight=False, soft_wrap=True)
+    out.print(f"public key   {public_key_path(target)}", highlight=False, soft_wrap=True)
+    out.print(f"key id       sha256:{signer.key_id}", highlight=False, soft_wrap=True)
 
 
 @keys_app.command("show")
@@ -57,8 +57,8 @@ def keys_show() -> None:
     except SigningError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc
-    out.print(f"public key   {public_key_path(target)}")
-    out.print(f"key id       sha256:{signer.key_id}")
+    out.print(f"public key   {public_key_path(target)}", highlight=False, soft_wrap=True)
+    out.print(f"key id       sha256:{signer.key_id}", highlight=False, soft_wrap=True)
 
 
 def _trust(key: Path | None):  # noqa: ANN202
@@ -90,6 +90,10 @@ def verify_cmd(
     if not wiki.is_dir():
         err.print(f"[red]error:[/red] {wiki}: no such wiki folder")
         raise typer.Exit(EXIT_FAILED)
+    if sources is not None and sources.is_file():
+        err.print(f"[red]error:[/red] {escape(str(sources))} is a file, not a corpus folder "
+                  "(--sources takes the folder holding sources.yaml)")
+        raise typer.Exit(EXIT_FAILED)
     if sources is not None and not (sources / "sources.yaml").is_file():
         err.print(f"[red]error:[/red] {sources}: not a corpus folder (no sources.yaml)")
         raise typer.Exit(EXIT_FAILED)
@@ -111,9 +115,9 @@ def verify_cmd(
                           f"{c.compiled_sha256[:16]}… {c.state}{escape(now)}", highlight=False,
                           soft_wrap=True)
         verdict = "OK" if report.ok else "FAILED"
-        out.print(f"{verdict}: {report.pages} pages, {report.files} files; "
-                  f"{report.errors} failures, {len(report.stale)} stale pages; trusted "
-                  f"{escape(report.trusted)}", highlight=False, soft_wrap=True)
+        out.print(f"{verdict}: {plural(report.pages, 'page')}, {plural(report.files, 'file')}; "
+                  f"{plural(report.errors, 'failure')}, {plural(len(report.stale), 'stale page')}"
+                  f"; trusted {escape(report.trusted)}", highlight=False, soft_wrap=True)
     if not report.ok:
         raise typer.Exit(EXIT_FAILED)
     if report.stale:
@@ -176,22 +180,46 @@ def audit_cmd(
         out.print(f"asked by {escape(report.principal)} at {report.answered_at.isoformat()}: "
                   f"{escape(report.question)}", highlight=False, soft_wrap=True)
         out.print(report.answer, highlight=False, markup=False, soft_wrap=True)
+        _print_trace(report.trace)
+    if report.changed:
+        raise typer.Exit(EXIT_STALE)
+
+
+WIDE = 140  # columns from which the trace table shows ids and keys whole; narrower, a list
+
+
+def _since(s) -> str:  # noqa: ANN001 - answers.TraceStep
+    now = f" (now {s.claim_now})" if s.claim_now else ""
+    flags = [f"claim {s.claim}{now}" if s.claim != "unchanged" else "",
+             f"page {s.page_flag}" if s.page_flag != "unchanged" else "",
+             f"source {s.source_flag}" + (f" (now {s.source_now})" if s.source_now else "")
+             if s.source_flag != "unchanged" else ""]
+    return "; ".join(f for f in flags if f) or "unchanged"
+
+
+def _print_trace(trace) -> None:  # noqa: ANN001
+    """A table on a wide terminal; else (and piped) one block per claim with its id, page,
+    source key and sha256 whole: a table at 80 columns cut them mid-word."""
+    if out.is_terminal and out.width >= WIDE:
         t = Table(show_header=True, header_style="bold")
         for col in ("claim", "status", "page", "source (key@version, sha256)", "since"):
             t.add_column(col, overflow="fold")
-        for s in report.trace:
-            now = f" (now {s.claim_now})" if s.claim_now else ""
-            flags = [f"claim {s.claim}{now}" if s.claim != "unchanged" else "",
-                     f"page {s.page_flag}" if s.page_flag != "unchanged" else "",
-                     f"source {s.source_flag}" + (f" (now {s.source_now})" if s.source_now else "")
-                     if s.source_flag != "unchanged" else ""]
-            since = "; ".join(f for f in flags if f) or "unchanged"
+        for s in trace:
+            since = _since(s)
             t.add_row(f"{s.claim_id} {escape(s.attribute)}: {escape(s.value)}", s.status,
                       escape(s.page), f"{escape(s.source)} {s.source_sha256[:16]}…",
                       f"[red]{escape(since)}[/red]" if since != "unchanged" else since)
         out.print(t)
-    if report.changed:
-        raise typer.Exit(EXIT_STALE)
+        return
+    for s in trace:
+        since = _since(s)
+        out.print(f"claim {s.claim_id} ({s.status}): {escape(s.attribute)}: {escape(s.value)}",
+                  highlight=False, soft_wrap=True)
+        out.print(f"  page    {escape(s.page)}", highlight=False, soft_wrap=True)
+        out.print(f"  source  {escape(s.source)}", highlight=False, soft_wrap=True)
+        out.print(f"  sha256  {s.source_sha256}", highlight=False, soft_wrap=True)
+        shown = f"[red]{escape(since)}[/red]" if since != "unchanged" else since
+        out.print(f"  since   {shown}", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -186,7 +186,15 @@ def merge(base: Schema, over: Schema) -> Schema:
     """``over`` (a corpus's file) extends and overrides ``base``: types and attributes are
     matched by key (case, spaces and underscores ignored), mappings are appended (a later
     mapping wins over an equally specific earlier one)."""
-    types: dict[str, EntityType] = dict(base.types)
+    dropped: dict[str, set[str]] = {}  # type key → keys of base attributes the corpus took over
+    words = {attr_key(w) for t in over.types.values() for a, spec in t.attributes.items()
+             for w in (a, *spec.phrases)}
+    types: dict[str, EntityType] = {}
+    for tname, t in base.types.items():
+        own = next((o for k, o in over.types.items() if type_key(k) == type_key(tname)), None)
+        attrs = _yield_to_corpus(t.attributes, own.attributes if own else {}, words,
+                                 dropped.setdefault(type_key(tname), set()))
+        types[tname] = t.model_copy(update={"attributes": attrs})
     for tname, t in over.types.items():
         match = next((k for k in types if type_key(k) == type_key(tname)), None)
         if match is None:
@@ -212,7 +220,42 @@ def merge(base: Schema, over: Schema) -> Schema:
     return Schema(
         version=over.version if "version" in over.model_fields_set else base.version,
         types=types, qualifiers=qualifiers,
-        mappings=(*_not_overridden(base.mappings, over.mappings), *over.mappings))
+        mappings=(*_not_overridden(_without(base.mappings, dropped), over.mappings),
+                  *over.mappings))
+
+
+def _yield_to_corpus(attrs: dict[str, Attribute], corpus: dict[str, Attribute],
+                     words: set[str], dropped: set[str]) -> dict[str, Attribute]:
+    """The base's attributes of a type, minus what the corpus's own words (``words``: the
+    names and phrases it declares on any type) take over: a base attribute whose name the
+    corpus uses for its own attribute (``refund window`` filed under ``return window``) goes,
+    and a base phrase the corpus also uses is left to the corpus's attribute, so the corpus's
+    reading of its own words always wins. Attributes the corpus declares on this type
+    (``corpus``) merge as usual."""
+    own = {attr_key(a) for a in corpus}
+    out: dict[str, Attribute] = {}
+    for name, a in attrs.items():
+        key = attr_key(name)
+        if key not in own and key in words:
+            dropped.add(key)
+            continue
+        if key not in own and any(attr_key(p) in words for p in a.phrases):
+            a = a.model_copy(update={"phrases": tuple(p for p in a.phrases
+                                                      if attr_key(p) not in words)})
+        out[name] = a
+    return out
+
+
+def _without(mappings: tuple[Mapping, ...], dropped: dict[str, set[str]]) -> tuple[Mapping, ...]:
+    """Base mappings without the fields onto attributes the corpus took over."""
+    out: list[Mapping] = []
+    for m in mappings:
+        gone = dropped.get(type_key(m.entity_type or ""), set())
+        fields = {f: t for f, t in m.fields.items()
+                  if attr_key(t if isinstance(t, str) else t.attribute) not in gone}
+        if fields:
+            out.append(m if len(fields) == len(m.fields) else m.model_copy(update={"fields": fields}))
+    return tuple(out)
 
 
 def _not_overridden(base: tuple[Mapping, ...], over: tuple[Mapping, ...]) -> list[Mapping]:

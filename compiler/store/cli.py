@@ -46,7 +46,7 @@ def wiki_option(value: str) -> Path:
     if not is_remote(value):
         path = Path(value)
         if path.is_file():
-            raise typer.BadParameter(f"{value}: a file, not a wiki folder")
+            raise typer.BadParameter(f"{value} is a file, not a wiki folder")
         return path
     from .materialize import materialize
 

@@ -31,6 +31,7 @@ from connectors.base import RecordError
 from connectors.loader import discover, load_manifest, read_input
 
 from . import __version__
+from .okf import OKF_VERSION
 from .atomic import remove_if_exists, write_atomic
 from .canonical import content_id, sha256_hex
 from .directory import DirectoryError, load_directory
@@ -180,9 +181,10 @@ class _Compile:
         t0 = time.perf_counter()
         st = self.state
         # the backend's rules without the schema: a schema edit is not a full rebuild, it
-        # re-extracts and relinks, and only pages whose claims changed are rendered again
+        # re-extracts and relinks, and only pages whose claims changed are rendered again;
+        # the page format (OKF_VERSION) is part of it: a wiki written in another form is rebuilt
         engine = getattr(self.backend, "engine_digest", self.backend.digest)
-        config = content_id(self.policy.digest, engine, SCHEMA_VERSION, __version__,
+        config = content_id(self.policy.digest, engine, SCHEMA_VERSION, __version__, OKF_VERSION,
                             self.manifest.model_dump(mode="json"), _CLAIM_LAYOUT)
         st.begin()
         committed = False

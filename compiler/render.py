@@ -9,12 +9,13 @@ from collections.abc import Iterable, Mapping, Sequence
 import json
 import re
 from json.encoder import encode_basestring as _encode_str  # json.dumps, ensure_ascii=False
-from datetime import datetime
 
 
 from .models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict, Entity, Mention, SourceRef
+from . import okf
 from .resolve import comparison_value
-from .sanitize import inert, inert_inline, inert_value, is_page_id, link_target
+from .sanitize import (inert, inert_code, inert_inline, inert_value, is_page_id, link_target,
+                       page_href)
 
 _SUMMARY_CHARS = 160
 
@@ -77,7 +78,11 @@ def _sources(claims: Iterable[Claim]) -> list[SourceRef]:
 
 
 def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[SourceRef],
-                 conflicts: Sequence[Conflict], status: Mapping[str, ClaimStatus]) -> str:
+                 conflicts: Sequence[Conflict], status: Mapping[str, ClaimStatus],
+                 summary: str, sid: Mapping[str, str], urls: Mapping[str, str | None]) -> str:
+    """OKF v0.2 front matter (compiler/okf.py: type, title, description, sources, generated)
+    followed by Folio's own fields; ``generated.at`` is ``updated``, a source time, not the
+    clock."""
     best = max(claims, key=lambda c: (c.authority.rank, c.source.key))
     # `updated`: when the newest source the page shows as current changed; an overruled
     # source (an old ticket quoting a superseded value) does not make the page newer
@@ -85,13 +90,16 @@ def _frontmatter(entity: Entity, claims: Sequence[Claim], sources: Sequence[Sour
     standing = [c for c in dated if status.get(c.id) != "overruled"] or dated
     updated = max((c.observed_at for c in standing), default=None)
     data = {
-        "title": entity.name,
         "type": entity.type,
+        "title": entity.name,
+        # inert Markdown, exactly as index.md shows it: OKF index generators copy it there
+        "description": escape(summary),
         "aliases": list(entity.aliases),
-        "sources": [s.label for s in sources],
+        "sources": okf.source_entries(sources, sid, urls),
+        "generated": okf.generated(updated),
         "claims": len(claims),
         "authority": {"rule": best.authority.rule, "rank": best.authority.rank},
-        "updated": updated.isoformat() if isinstance(updated, datetime) else None,
+        "updated": updated.isoformat() if updated is not None else None,
         "conflicts": {
             "resolved": sum(1 for c in conflicts if c.state == "resolved"),
             "open": sum(1 for c in conflicts if c.state == "open"),
@@ -112,9 +120,16 @@ def _scalar(v: object) -> str:
     # strings, most of them, go straight to the encoder json.dumps would call
     # every string of the front matter may hold source text: inert_value (compiler/sanitize.py)
     out = _encode_str(inert_value(v)) if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-    if _YAML_UNREADABLE.search(out):
+    # the usual plain-ASCII value skips the scan (DEL is the one ASCII character it looks for)
+    if not (out.isascii() and "\x7f" not in out) and _YAML_UNREADABLE.search(out):
         out = _YAML_UNREADABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
     return out
+
+
+def frontmatter_fields(data: Mapping[str, object]) -> str:
+    """Front matter lines for ``data`` by the emitter pages use (for other page renderers,
+    such as the filed answers of compiler/answers/pages.py)."""
+    return _yaml_block(data, 0)
 
 
 def _yaml_block(data: Mapping[str, object], indent: int) -> str:
@@ -124,7 +139,13 @@ def _yaml_block(data: Mapping[str, object], indent: int) -> str:
         if isinstance(value, Mapping):
             out.append(f"{pad}{key}:\n{_yaml_block(value, indent + 2)}")
         elif isinstance(value, list):
-            items = "".join(f"{pad}- {_scalar(v)}\n" for v in value)
+            # a mapping item (an OKF source entry, scalars only) is its lines, the first one
+            # led by a dash; written inline, as pages carry one per source
+            items = "".join(
+                "".join(f"{pad}{'  ' if i else '- '}{k}: {_scalar(x)}\n"
+                        for i, (k, x) in enumerate(v.items()))
+                if isinstance(v, Mapping) else f"{pad}- {_scalar(v)}\n"
+                for v in value)
             out.append(f"{pad}{key}:\n{items}" if value else f"{pad}{key}: []\n")
         else:
             out.append(f"{pad}{key}: {_scalar(value)}\n")
@@ -143,16 +164,19 @@ def render_page(
     ``synthesis``: optional LLM overview sentences with the ids of the claims each cites."""
     claims = sorted(claims, key=lambda c: (c.attribute, c.source.key, c.span or (-1, -1), c.id))
     sources = _sources(claims)
-    sid = {s.key: f"S{i}" for i, s in enumerate(sources, 1)}
+    # claims cite their sources by OKF footnotes keyed by a stable id (compiler/okf.py)
+    ids = okf.source_ids(sources)
+    sid = _Citing({k: okf.footnote(v) for k, v in ids.items()})
+    urls = {s.key: link_target(s.url) for s in sources}
     summary = summarize(entity, claims)
     by_id = {c.id: c for c in claims}
     # the summary is said once: a summary that is a statement leads the page, cited, in place
     # of its line under Statements
     lead = _lead(claims)
     lead = lead if lead is not None and lead.kind == "statement" else None
-    quote = (f"{linked_value(lead.value, lead.mentions)} ({sid[lead.source.key]})"
+    quote = (f"{linked_value(lead.value, lead.mentions)} {sid[lead.source.key]}"
              if lead is not None else escape(summary))
-    lines = [_frontmatter(entity, claims, sources, conflicts, status),
+    lines = [_frontmatter(entity, claims, sources, conflicts, status, summary, ids, urls),
              f"# {escape(entity.name)}", "", f"> {quote}", ""]
     if synthesis:
         lines += ["## Overview", "", _overview(synthesis, by_id, sid), ""]
@@ -170,7 +194,7 @@ def render_page(
             if attribute in open_attrs:
                 contested = [c for c in group if status.get(c.id) == "contested"]
                 shown = " / ".join(sorted({escape(c.value) for c in contested}))
-                refs = ", ".join(sorted({sid[c.source.key] for c in contested}, key=_snum))
+                refs = ", ".join(sorted({sid[c.source.key] for c in contested}))
                 lines.append(f"| {escape(attribute)} | ⚠ contested: {shown} | {refs} | "
                              f"rank {contested[0].authority.rank} (tie) |")
                 continue
@@ -182,7 +206,7 @@ def render_page(
             cells: dict[tuple, list[str]] = defaultdict(list)
             for _, winners in sorted(rows.items()):
                 first = max(winners, key=lambda c: (c.authority.rank, c.source.key))
-                refs = ", ".join(sorted({sid[c.source.key] for c in winners}, key=_snum))
+                refs = ", ".join(sorted({sid[c.source.key] for c in winners}))
                 authority = f"{escape(first.authority.rule)} ({first.authority.rank})"
                 fold = first.kind == "reference" and all(c.kind == "reference" for c in winners)
                 key = (refs, authority) if fold else (refs, authority, len(cells))
@@ -206,7 +230,7 @@ def render_page(
                     and ordered[i + 1].source.key == c.source.key):
                 i += 1
                 text += " " + linked_value(ordered[i].value, ordered[i].mentions)
-            lines.append(f"- {text} ({sid[c.source.key]})")
+            lines.append(f"- {text} {sid[c.source.key]}")
             i += 1
         lines.append("")
 
@@ -221,7 +245,7 @@ def render_page(
                 lines.append("")
                 for cid in conflict.contested:
                     c = by_id[cid]
-                    lines.append(f"- {escape(c.value)} — {sid[c.source.key]} `{c.source.label}` "
+                    lines.append(f"- {escape(c.value)} — {sid[c.source.key]} {inert_code(c.source.label)} "
                                  f"({escape(c.authority.rule)}, rank {c.authority.rank})")
             else:
                 lines.append(f"### {escape(conflict.label)} — resolved: "
@@ -230,12 +254,12 @@ def render_page(
                 for cid in conflict.winners:
                     c = by_id[cid]
                     lines.append(f"- **{escape(c.value)}** — winner — {sid[c.source.key]} "
-                                 f"`{c.source.label}` ({escape(c.authority.rule)}, rank "
+                                 f"{inert_code(c.source.label)} ({escape(c.authority.rule)}, rank "
                                  f"{c.authority.rank})")
             for o in conflict.overruled:
                 c = by_id[o.claim_id]
                 lines.append(f"- ~~{escape(o.value)}~~ — overruled — {sid[c.source.key]} "
-                             f"`{o.source}` ({escape(o.rule)}, rank {o.rank}): {escape(o.reason)}")
+                             f"{inert_code(o.source)} ({escape(o.rule)}, rank {o.rank}): {escape(o.reason)}")
             lines.append("")
 
     if backlinks:
@@ -243,15 +267,32 @@ def render_page(
         lines += [f"- {wikilink(eid, name)}" for eid, name in backlinks]
         lines.append("")
 
-    lines += ["## Sources", "", "| | Record | Version | SHA-256 | Title |", "|---|---|---|---|---|"]
+    lines += ["## Sources", "", "| Id | Record | Version | SHA-256 | Title |", "|---|---|---|---|---|"]
     for s in sources:
-        url = link_target(s.url)
+        url = urls[s.key]
         title = f"[{escape(s.title)}]({url})" if url else escape(s.title)
-        lines.append(f"| {sid[s.key]} | `{escape(s.key)}` | {escape(s.version)} | "
+        lines.append(f"| `{ids[s.key]}` | {inert_code(s.key)} | {escape(s.version)} | "
                      f"`{s.sha256[:16]}` | {title} |")
     lines.append("")
+    # a definition for each source the page cites (OKF: every footnote defined and used)
+    cited = [s for s in sources if s.key in sid.cited]
+    if cited:
+        lines += [okf.footnote_definition(ids[s.key], s, urls[s.key]) for s in cited] + [""]
     markdown = "\n".join(lines)
     return markdown, summary, claims, sources
+
+
+class _Citing(dict[str, str]):
+    """Source key → its footnote; remembers the keys the page cited, so that exactly those
+    get a footnote definition (OKF: every footnote defined, every definition used)."""
+
+    def __init__(self, refs: Mapping[str, str]) -> None:
+        super().__init__(refs)
+        self.cited: set[str] = set()
+
+    def __getitem__(self, key: str) -> str:
+        self.cited.add(key)
+        return super().__getitem__(key)
 
 
 def _overview(synthesis: Sequence[tuple[str, Sequence[str]]], by_id: Mapping[str, Claim],
@@ -260,13 +301,9 @@ def _overview(synthesis: Sequence[tuple[str, Sequence[str]]], by_id: Mapping[str
     cites (the claim ids themselves are in the sidecar)."""
     parts = []
     for text, ids in synthesis:
-        refs = sorted({sid[by_id[i].source.key] for i in ids if i in by_id}, key=_snum)
-        parts.append(f"{escape(text)} ({', '.join(refs)})" if refs else escape(text))
+        refs = sorted({sid[by_id[i].source.key] for i in ids if i in by_id})
+        parts.append(f"{escape(text)}{''.join(refs)}" if refs else escape(text))
     return " ".join(parts)
-
-
-def _snum(label: str) -> int:
-    return int(label[1:])
 
 
 def sidecar_bytes(
@@ -299,7 +336,9 @@ def sidecar_bytes(
 
 def index_entry(entity_id: str, title: str, summary: str) -> tuple[str, str]:
     """A page's sort key within its type and its line in ``index.md``."""
-    return title.lower(), f"- {wikilink(entity_id, title)} — {escape(summary)}"
+    href = page_href(entity_id)
+    shown = f"[{escape(title)}]({href})" if href else escape(title)
+    return title.lower(), f"* {shown} - {escape(summary)}"
 
 
 def render_index(pages: Iterable[tuple[str, str, str, str]]) -> str:
@@ -317,7 +356,9 @@ def assemble_index(lines_by_type: Iterable[tuple[str, str]]) -> str:
     by_type: dict[str, list[str]] = defaultdict(list)
     for etype, line in lines_by_type:
         by_type[etype].append(line)
-    lines = ["# Index", "", "Generated by Folio; do not edit. One line per page, by type.", ""]
+    # OKF §8: only the bundle root's okf_version as front matter, then headed sections of
+    # "* [Title](page.md) - description" entries (Obsidian follows such links too)
+    lines = [okf.index_frontmatter() + "# Index", ""]
     for etype, entries in by_type.items():
         lines += [f"## {etype} ({len(entries)})", ""] + entries + [""]
     return "\n".join(lines)
@@ -357,10 +398,6 @@ def log_title(*, first: bool, extracted: int, records_removed: int, created: int
 
 
 def render_log(entries: Iterable[tuple[str, str, str, str]]) -> str:
-    """``log.md`` from the stored history: (day, op, title, body), oldest first."""
-    lines = ["# Log", "", "Append-only history of compiles. Newest last.", ""]
-    for day, op, title, body in entries:
-        lines += [f"## [{day}] {escape(op)} | {escape(title)}", ""]
-        if body:
-            lines += [body, ""]
-    return "\n".join(lines)
+    """``log.md`` from the stored history: (day, op, title, body), oldest first; written in
+    OKF's form (compiler/okf.py), newest day first."""
+    return "\n".join(["# Log", ""] + okf.log_lines(entries))

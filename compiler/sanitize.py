@@ -15,8 +15,9 @@ in Obsidian), it must show as the characters it holds and never become markup of
 
 Front matter is YAML data: its values keep their characters, except ``<`` and ``>``
 (:func:`inert_value`). Links the compiler itself renders go through :func:`link_target`: only
-``http``, ``https`` and ``mailto`` targets (a source's URL), and wiki links only to page ids
-(``type/slug``). Folio renders no image from a source, so no remote image is ever fetched by a
+``http``, ``https`` and ``mailto`` targets (a source's URL), wiki links only to page ids
+(``type/slug``), Markdown links only to page files (:func:`page_href`, ``index.md``), and
+footnote labels (OKF source ids) only from :func:`footnote_label`, which keeps ``[a-z0-9-]``. Folio renders no image from a source, so no remote image is ever fetched by a
 viewer, and there is no setting to allow one: nothing would use it.
 
 The renderer (``compiler/render.py``: ``escape``, ``linked_value``, ``wikilink``, the front
@@ -26,6 +27,7 @@ matter, the sources table, ``index.md`` lines and ``log.md`` headings) and
 
 from __future__ import annotations
 
+import hashlib
 import re
 from urllib.parse import quote, urlsplit
 
@@ -78,9 +80,41 @@ def link_target(url: str | None) -> str | None:
     return quote(url, safe=_URL_SAFE)
 
 
+def inert_code(text: str) -> str:
+    """Source text (a record key) as a one-line code span, which shows its characters as they
+    are; text holding a backtick (it would end the span, and a backslash does not escape it
+    there) or a table bar is rendered as escaped text instead."""
+    text = _SPACES.sub(" ", text).strip()
+    if "`" in text or "|" in text or not text:
+        return inert(text)
+    return f"`{text}`"
+
+
+def page_href(page_id: str) -> str | None:
+    """The relative Markdown link target of a page file (``type/slug.md``), or None when
+    ``page_id`` is not a page id."""
+    return f"{page_id}.md" if is_page_id(page_id) else None
+
+
+_LABEL_JUNK = re.compile(r"[^a-z0-9]+")
+_LABEL_MAX = 64
+
+
+def footnote_label(key: str) -> str:
+    """A footnote label made from a record key: lowercase ``[a-z0-9-]`` only, so it can never
+    close the footnote (``]``), start markup or hold a space; a long key keeps its tail (the
+    record's own id) and a hash of the whole key, so labels stay distinct and stable."""
+    label = _LABEL_JUNK.sub("-", key.lower()).strip("-") or "source"
+    if len(label) > _LABEL_MAX:
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        label = label[-(_LABEL_MAX - 9):].lstrip("-") + "-" + digest
+    return label
+
+
 def is_page_id(target: str) -> bool:
     """Whether ``target`` is a page id a wikilink may point to."""
     return _PAGE_ID.fullmatch(target) is not None
 
 
-__all__ = ["inert", "inert_inline", "inert_value", "is_page_id", "link_target"]
+__all__ = ["footnote_label", "inert", "inert_code", "inert_inline", "inert_value", "is_page_id", "link_target",
+           "page_href"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .models import SCHEMA_VERSION
 from .policy import AuthorityPolicy, Match
+from .okf import reference_frontmatter
 from .render import escape
 from .schema.model import Schema
 from .schema.page import render_schema_section
@@ -34,8 +35,8 @@ def render_schema(policy: AuthorityPolicy, schema: Schema | None = None,
         "- `<type>/<slug>.dbom.json`: the page's signed data bill of materials (an in-toto",
         "  statement in a DSSE envelope, stored as a Sigstore bundle): the page's sha256 and the",
         "  source records, versions and claims it was compiled from.",
-        "- `index.md`: catalogue of all pages by type, one line each.",
-        "- `log.md`: append-only history; entries start `## [YYYY-MM-DD] compile | …`.",
+        "- `index.md`: catalogue of all pages by type, one line each (OKF index file).",
+        "- `log.md`: append-only history, newest day first under `## YYYY-MM-DD` (OKF log file).",
         "- `SCHEMA.md`: this file.",
         "- `directory.json`: the principals `--as` may name and their groups, as compiled (signed,",
         "  so a reading command can tell the state was not edited).",
@@ -100,4 +101,6 @@ def render_schema(policy: AuthorityPolicy, schema: Schema | None = None,
     lines.append("")
     if schema is not None:
         lines += render_schema_section(schema, schema_digest)
-    return "\n".join(lines)
+    # an OKF concept like every other non-reserved page of the wiki (compiler/okf.py)
+    return reference_frontmatter("Wiki schema", "Page types, conventions and the authority "
+                                 "policy this wiki was compiled under.") + "\n".join(lines)

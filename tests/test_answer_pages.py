@@ -50,7 +50,10 @@ def test_a_saved_answer_is_a_signed_page_listed_and_logged(acme_copy: Path, tmp_
     page = (wiki / f"{PAGE}.md").read_text()
     assert page.startswith("---\n") and 'type: "answer"' in page and "stale: false" in page
     assert "60 days" in page and "[[policy/return-policy]]" in page
-    assert f"[[{PAGE}|{Q}]]" in (wiki / "index.md").read_text()
+    assert f"* [{Q}]({PAGE}.md) - " in (wiki / "index.md").read_text()
+    # an OKF concept like every page (docs/okf.md), and the wiki still an OKF bundle
+    from compiler.okf import check_bundle
+    assert check_bundle(wiki) == []
     assert f"filed [[{PAGE}]]" in (wiki / "log.md").read_text()
     # its DBOM's dependencies are the cited claims, by digest
     stmt = _payload(wiki / f"{PAGE}.dbom.json")

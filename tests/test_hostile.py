@@ -121,13 +121,14 @@ def test_case1_oversized_record_text_is_rejected_naming_file_and_record(tmp_path
 
 # -- 2. source text renders inert -------------------------------------------------------------
 
-_ALLOWED_HREF = re.compile(r"^(https?://|mailto:)", re.I)
+# http(s)/mailto, or a page file the compiler links from index.md (compiler.sanitize.page_href)
+_ALLOWED_HREF = re.compile(r"^(https?://|mailto:)|^[a-z0-9-]{1,32}/[a-z0-9-]{1,100}\.md$", re.I)
 _MD = MarkdownIt("commonmark", {"html": True}).enable("table")
 _WIKILINK = re.compile(r"(?<!\\)\[\[([^\]]*)\]\]")
 
 
 def assert_inert(text: str, where: str) -> None:
-    """No live HTML, no link outside http(s)/mailto, no image, no wikilink to anything but a
+    """No live HTML, no link outside http(s)/mailto and page files, no image, no wikilink to anything but a
     page id, the front matter YAML; the Markdown as a browser-bound renderer sees it."""
     body = text
     if text.startswith("---\n"):

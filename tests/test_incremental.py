@@ -255,7 +255,9 @@ def test_one_record_change_touches_only_pages_citing_it(tmp_path: Path) -> None:
     assert report.written == ["process/returns-handling"]
     assert report.pages_rendered < first.pages_total / 3
     log = (wiki / "log.md").read_text()
-    assert "## [2026-11-21] compile | 1 record re-extracted; 1 page updated" in log
+    # OKF log form: the day's group, newest entry first
+    assert log.startswith("# Log\n\n## 2026-11-21\n\n* **Compile**: 1 record re-extracted; "
+                          "1 page updated"), log[:200]
 
 
 def test_deleted_record_retracts_claims_and_removes_unsupported_page(tmp_path: Path) -> None:

@@ -523,7 +523,8 @@ def test_overview_sentences_must_cite_known_claims(
     assert report.llm["sentences_kept"] == n
     assert report.llm["sentences_uncited"] == n and report.llm["sentences_unknown_id"] == n
     page = (wiki / "policy" / "return-policy.md").read_text()
-    assert "## Overview\n\nIt is a \\[\\[fine\\]\\] page \\| really. (S1)\n" in page
+    assert ("## Overview\n\nIt is a \\[\\[fine\\]\\] page \\| really."
+            "[^acme-confluence-acme-atlassian-net-page-33001]\n") in page
     sidecar = json.loads((wiki / "policy" / "return-policy.claims.json").read_text())
     winners = {c["id"] for c in sidecar["claims"] if c["status"] == "winner"}
     (sentence,) = sidecar["overview"]

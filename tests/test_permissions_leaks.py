@@ -80,6 +80,8 @@ def secrets_for(wiki: Path, who: Principal) -> Secrets:
         for claim, _ in state.iter_claims():
             if claim.acl.allows(who):
                 visible_text += [claim.value, claim.quote, claim.source.title]
+                if claim.source.updated_at is not None:  # the OKF last_modified of its source
+                    visible_text.append(claim.source.updated_at.date().isoformat())
             else:
                 hidden_values.add(claim.value)
                 hidden_subjects.setdefault(f"{claim.attribute} of {claim.subject}", claim.subject)

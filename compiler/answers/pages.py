@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..atomic import write_atomic
 from ..canonical import canonical_json, sha256_hex
-from ..models import ACL, Principal
-from ..render import escape, index_entry, wikilink
+from .. import okf
+from ..models import ACL, Principal, SourceRef
+from ..render import escape, frontmatter_fields, index_entry, wikilink
 from ..slug import slugify
 from ..state import State
 from ..provenance.index_root import SIDECAR_SUFFIX, bundle_name
@@ -156,8 +157,21 @@ def _q(text: str) -> str:
 def render_answer(filed: FiledAnswer, stale: Sequence[str]) -> tuple[bytes, bytes, str]:
     """(page markdown, sidecar JSON, summary for index.md)."""
     refs = {c.claim_id: f"c{i}" for i, c in enumerate(filed.citations, 1)}
+    summary = ("STALE — " if stale else "") + (filed.sentences[0].text if filed.sentences
+                                                 else "no answer")
+    # OKF v0.2 (docs/okf.md): the cited records as sources, each cited by its footnote below
+    records = {c.source_key: SourceRef(key=c.source_key, version=c.source_version,
+                                       sha256=c.source_sha256, system=c.system)
+               for c in filed.citations}
+    sources = [records[k] for k in sorted(records)]
+    ids = okf.source_ids(sources)
     lines = [
-        "---", f"title: {_q(filed.question)}", f"type: {_q(ANSWER_TYPE)}", "aliases: []",
+        "---", f"type: {_q(ANSWER_TYPE)}", f"title: {_q(filed.question)}",
+        frontmatter_fields({
+            "description": escape(summary),
+            "sources": okf.source_entries(sources, ids, {k: None for k in ids}),
+            "generated": okf.generated(filed.answered_at)}).rstrip("\n"),
+        "aliases: []",
         f"question: {_q(filed.question)}", f"principal: {_q(filed.principal)}",
         f"backend: {_q(filed.backend)}",
         f"answered: {_q(filed.answered_at.isoformat())}",
@@ -178,19 +192,20 @@ def render_answer(filed: FiledAnswer, stale: Sequence[str]) -> tuple[bytes, byte
     for c in filed.citations:
         lines.append(f"| {refs[c.claim_id]} | {wikilink(c.page, '', table=True)} | "
                      f"{escape(c.attribute)} | {escape(c.value)} | {c.status} | "
-                     f"`{escape(c.source_key)}@{escape(c.source_version)}` |")
+                     f"`{escape(c.source_key)}@{escape(c.source_version)}` "
+                     f"{okf.footnote(ids[c.source_key])} |")
     lines += ["", "## Record", "",
               f"Asked by {escape(filed.principal)} at {filed.answered_at.isoformat()}"
               + (f"; signed answer record `{filed.record_id}` (`folio audit "
                  f"{filed.record_id}`)." if filed.record_id else "."), ""]
+    lines += [okf.footnote_definition(ids[s.key], s, None) for s in sources] + [""]
     page = "\n".join(lines).encode("utf-8")
     sidecar = canonical_json({
         "schema": "folio.answer-page/1", "name": filed.page, "question": filed.question,
         "page_sha256": sha256_hex(page), "stale": list(stale),
         "citations": [c.model_dump(mode="json") for c in filed.citations],
     })
-    summary = filed.sentences[0].text if filed.sentences else "no answer"
-    return page, sidecar, ("STALE — " if stale else "") + summary
+    return page, sidecar, summary
 
 
 def answer_statement(filed: FiledAnswer, page_path: str, page_bytes: bytes,

@@ -67,7 +67,7 @@ def test_discount_policy_shown_to_bob(runner: CliRunner, acme_wiki: Path) -> Non
     result = _show(runner, acme_wiki, "Discount Approval Policy", "bob")
     assert result.exit_code == 0, result.output
     assert 'title: "Discount Approval Policy"' in result.stdout
-    assert "| maximum discount without vp approval | 20% |" in result.stdout
+    assert "| discount limit | 20% |" in result.stdout
 
 
 def test_discount_query_by_principal(runner: CliRunner, acme_wiki: Path) -> None:
@@ -83,7 +83,7 @@ def test_discount_query_by_principal(runner: CliRunner, acme_wiki: Path) -> None
     assert bob["found"] is True
     first = bob["parts"][0]
     assert first["page"] == "policy/discount-approval-policy"
-    assert first["attribute"] == "maximum discount without vp approval"
+    assert first["attribute"] == "discount limit"
     assert first["value"] == "20%"
     assert first["citations"][0]["source"] == "acme/confluence/acme.atlassian.net/page/33003@4"
 

@@ -142,7 +142,7 @@ class AnswerSummary(BaseModel):
 
 
 # -- the viewer ---------------------------------------------------------------------------------
-_LOG_LINE = re.compile(r"^- (updated) \[\[([^\]]+)\]\]$|^- (removed) `([^`]+)`")
+_LOG_LINE = re.compile(r"^\s*- (created|updated) \[\[([^\]]+)\]\]$|^\s*- (removed) `([^`]+)`")
 
 
 class Viewer:

@@ -168,9 +168,13 @@ class LLMClient:
                 for f in pending:
                     f.cancel()
                 wait(pending)
-                errors = [f.exception() for f in futures if not f.cancelled() and f.exception()]
-                if errors:
-                    raise errors[0]
+                failed = [f for f in futures if not f.cancelled() and f.exception()]
+                # the cause, not its echo: once one call fails, litellm's router cools the
+                # deployment down and the calls still in flight fail with "no deployments
+                # available", which would hide the provider's own error (a wrong key, say)
+                failed.sort(key=lambda f: (f not in done, "RouterRateLimitError" in str(f.exception())))
+                if failed:
+                    raise failed[0].exception()  # type: ignore[misc]
                 for f, d in futures.items():
                     for i in todo[d]:
                         out[i] = f.result()

@@ -143,6 +143,9 @@ class LLMClient:
             num_retries=self.retries,
             retry_after=0,
             timeout=self.timeout_s,
+            # one deployment per model group: a cooldown has nothing to route to instead and
+            # only replaces the provider's own error (a wrong key) by "no deployments available"
+            disable_cooldowns=True,
         )
         return self._router
 

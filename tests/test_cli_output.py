@@ -100,7 +100,7 @@ def test_first_compile_log_says_created_and_counts_are_plural(tmp_path: Path) ->
     shutil.copytree(ACME, corpus)
     first = compile_wiki(corpus, wiki, today=TODAY)
     log = (wiki / "log.md").read_text()
-    assert (f"compile | {first.records_extracted} records extracted; "
+    assert (f"**Compile**: {first.records_extracted} records extracted; "
             f"{first.pages_written} pages created") in log
     assert "- updated [[" not in log
     assert log.count("- created [[") == first.pages_written
@@ -109,7 +109,7 @@ def test_first_compile_log_says_created_and_counts_are_plural(tmp_path: Path) ->
     doc.write_text(doc.read_text() + "\nReturns are logged in the returns tracker.\n")
     compile_wiki(corpus, wiki, today=TODAY)
     log = (wiki / "log.md").read_text()
-    assert "compile | 1 record re-extracted; 1 page updated" in log, log[-400:]
+    assert "**Compile**: 1 record re-extracted; 1 page updated" in log, log[-400:]
     assert "- updated [[process/returns-handling]]" in log
     assert not re.search(r"\b1 (records|pages)\b", log)
 

@@ -93,7 +93,9 @@ def entry_for(record_json: str, sha256: str, extraction_json: str, policy: Share
         search = list(names)
     claims = extraction.claims
     if not policy.quotes:
-        claims = tuple(c.model_copy(update={"quote": ""}) for c in claims
+        # a fact's subject phrase is its sentence too: without quotes the centre links the
+        # fact by the schema's subject rules alone (the home entity, the record's own)
+        claims = tuple(c.model_copy(update={"quote": "", "subject_phrase": None}) for c in claims
                        if c.kind != "statement")
         extraction = extraction.model_copy(update={"claims": claims})
     search += [c.value for c in claims] + [c.quote for c in claims if c.quote]

@@ -56,7 +56,7 @@ def _load(config: str) -> tuple[Topology, FolioSettings]:
 @task(name="extract-site")
 def extract_site(config: str, site: str) -> dict:
     topo, settings = _load(config)
-    report, manifest, written = site_mod.extract(topo.site(site), settings, topo.tenant)
+    report, manifest, written = site_mod.extract(topo.site(site), settings, topo.tenant, topo.central.schema_file)
     return {"records": manifest.records, "extracted": report.records_extracted,
             "removed": report.records_removed, "rejected": report.rejected,
             "shards_written": written, "seconds": round(report.seconds, 3)}
@@ -84,7 +84,7 @@ def drain_events(config: str, site: str, max_batches: int = 50, wait_s: float = 
 
     def extract_and_ship(st: FolioSettings):  # type: ignore[no-untyped-def]
         nonlocal uploaded
-        report, _, _ = site_mod.extract(s, st, topo.tenant)
+        report, _, _ = site_mod.extract(s, st, topo.tenant, topo.central.schema_file)
         uploaded += site_mod.ship(s, store, st)
         return report
 

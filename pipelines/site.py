@@ -13,8 +13,11 @@ is never overwritten in place and an uploaded one is never uploaded again), then
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel
 
+from compiler.atomic import write_atomic
 from compiler.build import CompileReport, compile_wiki
 from compiler.canonical import sha256_hex
 from compiler.claimset import MANIFEST, ClaimSetManifest, export_claimset, manifest_bytes
@@ -52,11 +55,19 @@ def manifest_key(site: str) -> str:
     return f"{site_prefix(site)}/claimset.json"
 
 
-def extract(site: SiteConfig, settings: FolioSettings, tenant: str) -> tuple[CompileReport,
-                                                                             ClaimSetManifest,
-                                                                             list[str]]:
+def extract(site: SiteConfig, settings: FolioSettings, tenant: str,
+            schema_file: Path | None = None) -> tuple[CompileReport, ClaimSetManifest, list[str]]:
     """Extract changed records into the site's state, then bring its claim set up to date.
-    Both steps are idempotent: rerun after a crash anywhere, they converge on the same bytes."""
+    Both steps are idempotent: rerun after a crash anywhere, they converge on the same bytes.
+
+    ``schema_file``: the topology's schema. Prose is read against the schema at the site (the
+    centre never sees raw text), so a site extracting under another vocabulary than the centre
+    links under would ship claims one compile of all sources would not make."""
+    if schema_file is not None:
+        data = schema_file.read_bytes()
+        target = site.corpus / "schema.yaml"
+        if not target.exists() or target.read_bytes() != data:
+            write_atomic(target, data)
     state_dir = site.workdir / STATE
     report = compile_wiki(site.corpus, state_dir, settings, extract_only=True)
     manifest, written = export_claimset(state_dir / ".folio" / "state.db",

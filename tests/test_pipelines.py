@@ -57,7 +57,7 @@ def test_two_sites_aggregate_to_the_same_wiki_as_one_compile(prefect_harness, tm
                             "--wiki", store_url], env=env)
     assert q.exit_code == 0, q.output
     text = flat(q.output)
-    assert "return window for enterprise customers: 60 days" in text
+    assert "return window (Enterprise): 60 days" in text
     assert "acme/confluence/acme.atlassian.net/page/33001@7" in text
 
 

@@ -56,6 +56,12 @@ class ACL(_Frozen):
     @field_validator("users", "groups")
     @classmethod
     def _sorted_unique(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        # every claim's ACL is validated again when a page is rendered: the usual ones (no
+        # users, one group) are returned as they are
+        if not v:
+            return ()
+        if len(v) == 1 and v[0] and v[0] == v[0].strip():
+            return v
         return tuple(sorted({s.strip() for s in v if s and s.strip()}))
 
     @model_serializer(mode="wrap")

@@ -41,6 +41,8 @@ def wikilink(target: str, shown: str, table: bool = False) -> str:
 
 def linked_value(value: str, mentions: Sequence[Mention], table: bool = False) -> str:
     """The value with each mentioned entity turned into a wikilink (shown as written)."""
+    if not mentions:  # most values link nothing
+        return _inline(value).strip()
     out, pos = [], 0
     for m in sorted(mentions, key=lambda m: m.start):
         if m.start < pos:

@@ -44,7 +44,10 @@ _URL_SAFE = "/:?#@!$&'*+,;=%-._~"
 
 def inert_inline(text: str) -> str:
     """Source text as inert one-line Markdown, edge spaces kept (fragments join up)."""
-    text = _SPACES.sub(" ", text)
+    # the usual value has no whitespace but single spaces (str.isprintable is False for every
+    # other character \s matches): the substitution is skipped, it is most of the cost
+    if not text.isprintable() or "  " in text:
+        text = _SPACES.sub(" ", text)
     return _ACTIVE.sub(lambda m: _ESCAPED[m.group()], text) if _ACTIVE.search(text) else text
 
 

@@ -57,6 +57,10 @@ def sentences(text: str) -> Iterator[tuple[int, int]]:
 
 
 def collapse(text: str) -> str:
+    # str.isprintable is False for every whitespace character but the space: most text has
+    # nothing to collapse, and the substitution is the cost
+    if text.isprintable() and "  " not in text:
+        return text.strip()
     return _WS.sub(" ", text).strip()
 
 

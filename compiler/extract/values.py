@@ -69,11 +69,27 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in pattern.finditer(text) if m.group().strip()]
 
 
+# what text must hold for a value of a type to be found in it at all: one cheap search instead
+# of the type's patterns, for the many sentences that hold none (each alternative of those
+# patterns needs a digit, or a unit word, or a percent sign or word; IGNORECASE as they are)
+_DIGIT = re.compile(r"\d")
+_HINTS: dict[str, re.Pattern[str]] = {
+    "money": _DIGIT,
+    "date": _DIGIT,
+    "datetime": _DIGIT,
+    "percent": re.compile(r"%|percent|per cent|pct", _I),
+    "duration": re.compile(r"\d|day|week|month|year|hour|hr|min|quarter|sec", _I),
+}
+
+
 @lru_cache(maxsize=8192)
 def find_values(text: str, value_type: str) -> tuple[Found, ...]:
     """Values of ``value_type`` in ``text``, left to right, as written."""
     pats = _BY_TYPE.get(value_type)
     if not pats:
+        return ()
+    hint = _HINTS.get(value_type)
+    if hint is not None and hint.search(text) is None:
         return ()
     if value_type == "number":
         # a number that is part of an amount, a percentage, a duration or a date is not one

@@ -17,7 +17,7 @@ from .extract import Extraction
 from .linking import link_record
 from .models import Claim, Entity, SourceRecord
 from .registry import Declaration, declaration_for
-from .render import render_page, sidecar_bytes
+from .render import render_page, sidecar_bytes, stored_claims
 from .resolve import resolve
 from .settings import DEFAULT_MAX_RECORD_TEXT_BYTES
 from .provenance.attest import page_payload
@@ -214,7 +214,7 @@ def render(jobs: list[PageJob]) -> list[RenderedPage]:
 def _render_one(job: PageJob) -> tuple[RenderedPage, bytes | None]:
     """One page, and the statement to sign for it (None when it needs no new bundle)."""
     entity = Entity.model_validate_json(job.entity_json)
-    claims = [Claim.model_validate_json(js) for js in job.claim_jsons]
+    claims = stored_claims(job.claim_jsons)
     stored = {c.id: js for c, js in zip(claims, job.claim_jsons)}
     status, conflicts = resolve(claims, CONTEXT["tiebreak_of"])
     markdown, summary, ordered, sources = render_page(entity, claims, status, conflicts,

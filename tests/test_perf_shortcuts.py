@@ -57,3 +57,29 @@ def test_whitespace_shortcuts_equal_the_substitution(text: str) -> None:
     spaced = re.sub(r"\s+", " ", text)
     assert collapse(text) == spaced.strip()
     assert inert_inline(text) == _ACTIVE.sub(lambda m: _ESCAPED[m.group()], spaced)
+
+
+def test_stored_claims_equal_the_validated_claims(tmp_path) -> None:
+    """The render reads each record's provenance once (compiler.render.stored_claims): every
+    claim of a compiled wiki comes out equal, field by field, to the validated model."""
+    from pathlib import Path
+
+    from compiler.build import compile_wiki, wiki_state
+    from compiler.models import Claim
+    from compiler.render import stored_claims
+    from compiler.settings import FolioSettings
+
+    acme = Path(__file__).resolve().parents[1] / "examples" / "acme"
+    compile_wiki(acme, tmp_path / "wiki", FolioSettings(signing="off"), full=True,
+                 today="2026-11-20", force_corpus=True)
+    st = wiki_state(tmp_path / "wiki")
+    try:
+        _, claims, _, _ = st.page_inputs(st.page_ids())
+    finally:
+        st.close()
+    jsons = [js for group in claims.values() for js in group]
+    assert len(jsons) > 100
+    # each record's provenance is shared by its claims: read once, given to every one
+    shared = stored_claims(jsons)
+    for js, claim in zip(jsons, shared, strict=True):
+        assert claim.__dict__ == Claim.model_validate_json(js).__dict__

@@ -596,6 +596,8 @@ class Retriever:
         """The share of the question's aspect (its words but its entity's name) this claim
         covers, or None when it does not answer what is asked: too little of the aspect, less
         than half of the asked head, or a statement without a value of the asked type."""
+        if claim.kind == "reference" or (claim.kind == "field" and claim.attribute == "name"):
+            return None  # a link or a page's own name says nothing the question asks
         statement = claim.kind == "statement"
         fields = [Counter(stems(claim.value))]
         if not statement:
@@ -733,7 +735,10 @@ _TYPES = (
                 re.I), re.compile(r"\d\s*%|\bpercent")),
     (re.compile(r"\bhow (many|much)\b|\bwhat (is|are) the (number|amount|price|cost|rate|"
                 r"size|total)\b", re.I), re.compile(r"\d")),
-    (re.compile(r"\bwhen\b|\bwhat (date|day|time|year)\b", re.I),
+    # "when" asks for a date where it starts a clause ("By when must I …"), not as a
+    # conjunction ("the step when handling returns")
+    (re.compile(r"(?:^\s*|[,;]\s*|\b(?:and|by|until|since|from)\s+)when\b|"
+                r"\bwhat (date|day|time|year)\b", re.I),
      re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b(january|february|march|april|may|june|july|"
                 r"august|september|october|november|december|monday|tuesday|wednesday|"
                 r"thursday|friday|saturday|sunday)\b", re.I)),

@@ -573,7 +573,8 @@ class Retriever:
         head = [key(w) for w in asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)]
         for e in evid[:k_claims * 2]:
             e.aspect = self._aspect(e.claim, terms, head, weight,
-                                    entity_words | set(docs[e.claim.subject].title), wanted)
+                                    entity_words | set(docs[e.claim.subject].title), wanted,
+                                    docs[e.claim.subject])
         evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: e.aspect is None)
         result.claims = evid[:k_claims]
         fit = [e for e in result.claims if not e.doubtful and e.aspect is not None]
@@ -592,7 +593,7 @@ class Retriever:
 
     def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
                 weight: dict[str, float], entity: set[str],
-                wanted: re.Pattern | None) -> float | None:
+                wanted: re.Pattern | None, page: _PageDoc | None = None) -> float | None:
         """The share of the question's aspect (its words but its entity's name) this claim
         covers, or None when it does not answer what is asked: too little of the aspect, less
         than half of the asked head, or a statement without a value of the asked type."""
@@ -615,6 +616,14 @@ class Retriever:
 
         aspect = [t for t in terms if t not in entity]
         got = share(aspect, covered, lambda t: weight.get(t, 1.0))
+        if (page is not None and not statement and wanted is not None
+                and _shaped(wanted, claim.value)):
+            # a value of the asked type is read in the context of its page: "how long did the
+            # outage last" is answered by the outage ticket's "duration"
+            on_page = share(aspect, lambda t: 1.0 if any(
+                _tf(c, t) for c in (page.attribute, page.value, page.text)) else 0.0,
+                lambda t: weight.get(t, 1.0))
+            got = max(got, PAGE_CONTEXT * on_page)
         # at least half of the asked head's own words (not those naming a kind of value,
         # "number", "date": a value's shape answers them) must be covered
         asked = [t for t in head if t not in entity]
@@ -712,7 +721,13 @@ def split_question(question: str) -> list[str]:
     word ("Who …, and what …?"); a one-clause question is returned whole."""
     parts = [p.strip(" ,;?") for p in _CLAUSE.split(question)]
     parts = [p for p in parts if p and p.lower() not in ("and", "also")]
+    # a condition ("If a customer reports a fault, how soon …") is context, not a question
+    if parts and _CONDITION.match(parts[0]):
+        parts = [parts[0] + ", " + parts[1], *parts[2:]] if len(parts) > 1 else parts
     return parts if len(parts) > 1 and all(question_terms(p) for p in parts) else [question]
+
+
+_CONDITION = re.compile(r"\s*(?:if|when|once|after|before|in case|suppose|assuming|say)\b", re.I)
 
 
 def _interleave(lists: Sequence[Sequence], ident) -> list:  # noqa: ANN001

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .answers.coverage import (KIND_WORDS, asked_head, attribute_vocabulary, digits as _digits,
-                               share, unknown_names)
+                               keyword_query, names_in, share, unknown_names)
 from .models import ACL, Claim, Principal
 from .state import State
 from .text import name_key
@@ -570,11 +570,20 @@ class Retriever:
         # evidence that covers what is asked (not only whom it is about) comes first, and only
         # such evidence answers (compiler/answers/coverage.py)
         entity_words = {t for n in named for t in docs[n].title}
-        head = [key(w) for w in asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)]
+        head = ([*terms] if keyword_query(question) else
+                [key(w) for w in asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)])
+        # the names the question uses must be on the answer's page or a page it links:
+        # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
+        names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
+                 if k not in entity_words]
         for e in evid[:k_claims * 2]:
+            eid = e.claim.subject
+            near_pages = [docs[eid], *(docs[o] for o in links.get(eid, ()) if o in docs)]
+            if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
+                           for d in near_pages) for n in names):
+                continue
             e.aspect = self._aspect(e.claim, terms, head, weight,
-                                    entity_words | set(docs[e.claim.subject].title), wanted,
-                                    docs[e.claim.subject])
+                                    entity_words | set(docs[eid].title), wanted, docs[eid])
         evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: e.aspect is None)
         result.claims = evid[:k_claims]
         fit = [e for e in result.claims if not e.doubtful and e.aspect is not None]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from compiler.answers.ask import ask
-from compiler.answers.coverage import asked_head, digits, unknown_names
+from compiler.answers.coverage import asked_head, digits, keyword_query, unknown_names
 from compiler.build import compile_wiki, wiki_state
 from compiler.query import answer
 from compiler.retrieval import FRAME_WORDS, STOPWORDS, retrieve
@@ -55,6 +55,8 @@ type: product
 
 Price: EUR 4.20
 Shelf life: 3 days
+
+The Quayside shop sells more sourdough than any other.
 """,
 }
 
@@ -86,6 +88,11 @@ def state(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     # a name the wiki never uses
     "What is the price of the Rye Loaf?",
     "How many ovens does the Harbourside Bakehouse have?",
+    # a name the wiki knows, but not on the page of the best evidence
+    "When does the Quayside shop open?",
+    # a search-box query: every word but the entity's name is asked
+    "millbrook bakehouse flour supplier",
+    "bakehouse fire exit plan",
     # a "when" wants a date or time, the statement holds none
     "When was the Sourdough Loaf recipe changed?",
 ])
@@ -100,6 +107,7 @@ def test_questions_the_wiki_cannot_answer_abstain(state, question: str) -> None:
 @pytest.mark.parametrize(("question", "value"), [
     ("When does the Millbrook Bakehouse open?", "04:00-12:00"),
     ("millbrook bakehouse oven count", "6"),
+    ("bakehouse opening hours", "04:00-12:00"),
     ("How many days of holiday do we get per year?", "27 days"),
     ("Who runs the bakehouse?", "Petra Lindgren"),
     ("How long do sourdough loaves last on the shelf?", "3 days"),
@@ -136,6 +144,14 @@ def test_unknown_names_are_capitalised_words_inside_the_question() -> None:
                          STOP) == []
     # a hyphenated capitalised word is judged by its first part ("Gold-tier")
     assert unknown_names("How long does a Millbrook-tier shop have?", check, STOP) == []
+
+
+def test_a_query_without_a_question_word_is_a_keyword_query() -> None:
+    assert keyword_query("lyon depot cold storage temperature")
+    assert keyword_query("Response time for sev 2 issues?")
+    assert not keyword_query("When does the depot open?")
+    assert not keyword_query("Is there an allowance for a home office?")
+    assert not keyword_query("Compare the response times of severity 1 and 3")
 
 
 def test_number_words_read_as_digits() -> None:

@@ -85,10 +85,9 @@ def asked_head(question: str, stopwords: frozenset[str]) -> list[str]:
     return []
 
 
-def unknown_names(question: str, known: Callable[[str], bool],
-                  stopwords: frozenset[str]) -> list[str]:
-    """Capitalised words inside the question (not the first of a sentence) that the wiki never
-    uses: names of things it does not know."""
+def names_in(question: str, stopwords: frozenset[str]) -> list[str]:
+    """Capitalised words inside the question (not the first of a sentence, not "I"): the
+    names it uses."""
     out = []
     for m in _CAPITAL.finditer(question):
         word = m.group(1)
@@ -96,9 +95,26 @@ def unknown_names(question: str, known: Callable[[str], bool],
             continue
         if len(word) < 2 or word.isdigit() or word.lower() in ("i", "i'm", "i'd", "i've"):
             continue
-        if not known(word):
-            out.append(word)
+        out.append(word)
     return out
+
+
+def unknown_names(question: str, known: Callable[[str], bool],
+                  stopwords: frozenset[str]) -> list[str]:
+    """The question's names that the wiki never uses: names of things it does not know."""
+    return [w for w in names_in(question, stopwords) if not known(w)]
+
+
+_QUESTION_WORD = re.compile(r"\b(?:what|what's|which|who|who's|whom|whose|when|where|why|how)\b|"
+                            r"^\s*(?:is|are|was|were|does|do|did|can|could|should|will|would|"
+                            r"has|have|had|may|must|shall|compare|list|show|tell|give|find|name|"
+                            r"explain|describe|summarise|summarize)\b", re.I)
+
+
+def keyword_query(question: str) -> bool:
+    """A search-box query ("lyon depot cold storage temperature"): no question word, so every
+    word but the entity's name is what is asked."""
+    return not _QUESTION_WORD.search(question)
 
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(

@@ -10,9 +10,10 @@ Pure ranking over what the compile state holds, as one principal may see it:
    over its own fields plus its page's name; a page also gains a share of the score of pages
    it links to or is linked from (wikilinks and shared entities), so that a question spanning
    two pages finds both;
-3. a question is answered only when the best evidence covers enough of the question's weight
-   (IDF-weighted share of its content words found in one claim and its page's name): a
-   calibrated threshold (benchmarks/answer_bench.py), not a count of shared words.
+3. a question is answered only when a claim covers what it asks, not only whom it is about
+   (compiler/answers/coverage.py: the asked aspect and head, the answer type, the names it
+   uses), and that claim covers enough of the question's weight (IDF-weighted share of its
+   content words found in the claim and its page's name; benchmarks/answer_bench.py).
 
 Nothing here is tuned to one corpus: stems, stop words of questions and an alias lookup of the
 question's phrases (so "Platform Engineering" finds the Platform Team page) are generic.

@@ -298,7 +298,7 @@ def lint(
 WIDE = 120  # columns from which a table shows record keys whole; narrower, a list
 
 
-def _print_findings(findings) -> None:  # noqa: ANN001 - lint.Finding, imported lazily
+def _print_findings(findings) -> None:  # noqa: ANN001 - lint_report.Finding, imported lazily
     """A table on a wide terminal; else (and piped) one block per finding, every record key
     whole on its line: a table at 80 columns cut them mid-word."""
     if out.is_terminal and out.width >= WIDE:

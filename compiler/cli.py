@@ -341,7 +341,7 @@ def schemas(
 
 
 def _register_provenance() -> None:
-    from .provenance.commands import register
+    from .provenance_cli import register
     from .store.cli import register as register_store
 
     register(app)

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -321,7 +322,8 @@ class _Compile:
     # -- 1: scan ---------------------------------------------------------------------------
     def _scan(self) -> tuple[list[tuple], set[str]]:
         """Changed files as (file, bytes, stat, sha256, scan time), and every file whose
-        records must be accounted for again (changed, unreadable or gone)."""
+        records must be accounted for again (changed, unreadable or gone). A file the state
+        has never seen comes with bytes and sha256 None: ``_read`` reads it."""
         st = self.state
         files, errors = discover(self.src, self.manifest)
         self.report.errors.extend(errors)
@@ -338,7 +340,13 @@ class _Compile:
                 reread.add(f.rel)
                 continue
             old = prev.get(f.rel)
-            if (old and old[0] == stat.st_size and old[1] == stat.st_mtime_ns
+            if old is None:
+                # new to the state (every file of a clean build): read while it is parsed
+                # (_read), not here, so the corpus's bytes are never all in memory at once
+                changed.append((f, None, stat, None, now_ns))
+                reread.add(f.rel)
+                continue
+            if (old[0] == stat.st_size and old[1] == stat.st_mtime_ns
                     and stat.st_mtime_ns < old[3] - _RACY_NS):
                 continue
             data = read_input(f, self.settings.max_file_bytes)
@@ -384,14 +392,40 @@ class _Compile:
         context = {"policy": self.policy, "backend": self.backend if in_workers else None,
                    "stored": stored,
                    "max_record_text_bytes": self.settings.max_record_text_bytes}
-        items = [(f.rel, data, f.source, self.manifest.tenant)
-                 for f, data, _, _, _ in changed_files]
         # the pool pays off by records, not files; a file holds ~10 records on average
-        size_hint = max(len(items), sum(len(item[1]) for item in items) // _BYTES_PER_RECORD)
-        self.progress.phase("read", len(items))
+        size_hint = max(len(changed_files),
+                        sum(stat.st_size for _, _, stat, _, _ in changed_files)
+                        // _BYTES_PER_RECORD)
+        self.progress.phase("read", len(changed_files))
+        # files whose bytes the scan did not keep are read as the workers take them (the pool
+        # pulls items lazily): what each read gave is queued here, in order, for this loop
+        fetched: deque[tuple] = deque()
+        max_bytes, tenant = self.settings.max_file_bytes, self.manifest.tenant
+
+        def items() -> Iterator[tuple]:
+            for f, data, stat, sha, now_ns in changed_files:
+                if data is None:
+                    data = read_input(f, max_bytes)
+                    if isinstance(data, RecordError):
+                        fetched.append((f, data, stat, None, now_ns))
+                        continue
+                    sha = sha256_hex(data)
+                fetched.append((f, None, stat, sha, now_ns))
+                yield (f.rel, data, f.source, tenant)
+
+        def unreadable() -> None:
+            while fetched and fetched[0][1] is not None:
+                f, error, _, _, _ = fetched.popleft()
+                self.report.errors.append(error)
+                self.report.files_changed -= 1
+                st.drop_file(f.rel)
+                self.progress.advance()
+
         with step_runner(self.workers, size_hint, self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
-            for (f, _, stat, sha, now_ns), results in zip(changed_files, run(parse_file, items)):
+            for results in run(parse_file, _Sized(items(), len(changed_files))):
+                unreadable()
+                f, _, stat, sha, now_ns = fetched.popleft()
                 known.update(st.record_index_of(
                     r.key for r in results if not isinstance(r, RecordError)))
                 file_errors: list[RecordError] = []
@@ -426,6 +460,7 @@ class _Compile:
                 st.put_file(f.rel, stat.st_size, stat.st_mtime_ns, sha, now_ns)
                 st.set_file_errors(f.rel, [e.model_dump_json() for e in file_errors])
                 self.progress.advance()
+            unreadable()
         self._store(batch)
         self.report.records_extracted = len(changed)
         return sorted(changed), set(owner), decls
@@ -767,6 +802,19 @@ class _Compile:
         """Pages a crash could leave half-updated; the next run re-renders them."""
         previous = set(self._pending())
         write_atomic(self.pending_path, json.dumps(sorted(dirty | previous)).encode(), durable=True)
+
+
+class _Sized(Iterable[T]):
+    """An iterator that knows its length (the worker pool sizes its chunks by it)."""
+
+    def __init__(self, it: Iterator[T], n: int) -> None:
+        self._it, self._n = it, n
+
+    def __iter__(self) -> Iterator[T]:
+        return self._it
+
+    def __len__(self) -> int:
+        return self._n
 
 
 def _waves(keys: list[str]) -> Iterator[list[str]]:

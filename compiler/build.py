@@ -205,6 +205,10 @@ class _Compile:
             changed, seen, decls = self._read(changed_files, reread, before)
             del changed_files  # the corpus's bytes: not to be carried into the workers
             removed = set(before) - seen
+            # what follows holds one entry per record at most once: at 1M records each of
+            # these (keys read, declarations, keys to relink) is 100-300 MB, which every
+            # worker forked later would map too
+            del seen, before
             if not full and st.meta("extract_digest") != self.backend.digest:
                 self._reextract(set(changed) | removed)
             self.report.records_removed = len(removed)
@@ -214,6 +218,7 @@ class _Compile:
                 self.report.seconds = time.perf_counter() - t0
                 return self.report
             decl_changed, name_keys = self._register(decls, removed)
+            del decls
 
             total = st.record_count()
             if (full or self.report.schema_changed
@@ -226,9 +231,11 @@ class _Compile:
                 relink = sorted(wanted - removed)
             # built inline so that it is freed once linked, before the render workers fork
             dirty |= self._link(relink, removed, self._name_lookup(len(relink)), full)
+            del relink
             for eid in decl_changed:
                 dirty.add(eid)
                 dirty |= st.mention_targets_of_subject(eid)
+            del decl_changed, name_keys
 
             if not st.first_build:  # a first compile's folder was checked by guard()
                 self._refuse_foreign_pages(dirty)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from perf.report import Figure, TargetResult, machine_load  # noqa: E402
 
-QUICK_N = 1_000
+QUICK_N = 400
 SIZES = (10_000, 100_000)
 LIMIT = 1.5
 

@@ -21,7 +21,7 @@ from perf.clean import compile_child, corpus_for, settle, workdir_of
 from perf.report import Figure, TargetResult, machine_load
 
 EDIT_N, SIGN_N = 100_000, 10_000
-QUICK_EDIT_N, QUICK_SIGN_N = 2_000, 1_000
+QUICK_EDIT_N, QUICK_SIGN_N = 1_000, 400
 EDIT_LIMIT_S = 1.0
 SIGN_LIMIT = 0.10
 
@@ -55,14 +55,15 @@ def _edits(root, n: int) -> list[TargetResult]:
             figures=[outside, rendered, citing], ratio=float(max(outside.rounds)), limit=0,
             direction="<=", ratio_label="most pages written outside the citing set",
             notes=["re-rendered ≤ citing in every edit: "
-                   + ("yes" if all(s["rendered_le_citing"] for s in singles) else "NO")]),
+                   + ("yes" if all(s["rendered_le_citing"] for s in singles) else "NO"),
+                   load]),
         TargetResult(
             target=f"6c. incremental == clean rebuild at {label} records",
             figures=[Figure("differing files", "files", [float(res["n_diffs"])])],
             ratio=float(res["n_diffs"]), limit=0, direction="<=",
             ratio_label="files that differ (log.md and .folio/ excepted)",
             notes=[f"after 3 single edits, a 1 % edit ({res['pct']['edited']} records) and a "
-                   "no-change recompile", *res["diffs"][:5]]),
+                   "no-change recompile", *res["diffs"][:5], load]),
     ]
 
 

@@ -4,6 +4,7 @@
     python benchmarks/perf_bench.py                    # every target, default sizes
     python benchmarks/perf_bench.py --targets 1 3 --rounds 3
     python benchmarks/perf_bench.py --quick            # small sizes: checks the harness, not a result
+    python benchmarks/perf_bench.py --targets 1 --sizes 10000   # target 1 at 10k only
 
 Each target prints one table: the figures of every round, their medians, the ratio, the limit and
 "met" or "missed", with the machine's load before and after. Target modules live in
@@ -33,6 +34,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="rounds per figure (median taken)")
     ap.add_argument("--quick", action="store_true", help="small sizes, to check the harness")
     ap.add_argument("--workdir", type=Path, default=None, help="default: a temporary folder")
+    ap.add_argument("--sizes", type=int, nargs="+", default=None,
+                    help="corpus sizes of target 1 (default 10000 100000)")
     args = ap.parse_args()
     print(f"# Folio performance targets (issue 24)\n\nbefore: {machine_load()}\n")
     missing = []

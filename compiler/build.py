@@ -172,6 +172,7 @@ class _Compile:
         # page folders whose mtime to note once applied (bundle_watch); None: not signed
         self.remember_folders: set[str] | None = None
         self._created: set[str] = set()  # pages that had no file before this compile
+        self.induction = None  # what schema induction mapped (compiler/schema/induce.py)
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -216,6 +217,7 @@ class _Compile:
                 self.report.seconds = time.perf_counter() - t0
                 return self.report
             decl_changed, name_keys = self._register(decls, removed)
+            self._induce_schema(bool(changed or removed or full))
 
             total = st.record_count()
             if (full or self.report.schema_changed
@@ -280,6 +282,42 @@ class _Compile:
         st.set_meta("extract_digest", self.backend.digest)
         st.commit()
         self.files.discard()
+
+    def _induce_schema(self, records_changed: bool) -> None:
+        """Schema induction (compiler/schema/induce.py): fields the schema leaves unmapped
+        that the corpus's own records show to be one attribute are mapped for linking. A
+        function of the schema and every stored record's fields, so it is recomputed when a
+        record changed and reused otherwise; when the induced schema's digest differs from
+        the last compile's, every record is relinked (as for a schema.yaml edit)."""
+        from .schema.induce import Induction, apply, induce
+        from .schema.loader import digest as _digest
+
+        st = self.state
+        declared = self.schema_digest
+        stored = st.meta("induced")
+        if not records_changed and stored and st.meta("induced_basis") == declared:
+            induction = Induction.from_json(stored)
+        else:
+            induction = induce(self.schema, self._induction_inputs())
+        st.set_meta("induced", induction.to_json())
+        st.set_meta("induced_basis", declared)
+        self.induction = induction
+        if induction.fields:
+            self.schema = apply(self.schema, induction)
+            self.schema_digest = _digest(self.schema)
+        self.report.schema_changed = (not self.report.full_rebuild
+                                      and st.meta("schema_digest") != self.schema_digest)
+
+    def _induction_inputs(self) -> Iterator:
+        from .registry import entity_id_for
+        from .schema.induce import record_fields
+
+        for _, record_json, _, _ in self.state.load_records(self.state.all_record_keys()):
+            if '"fields":{}' in record_json or '"fields"' not in record_json:
+                continue
+            record = SourceRecord.model_validate_json(record_json)
+            if record.fields:
+                yield record_fields(record, entity_id_for(record))
 
     def _set_schema_meta(self) -> None:
         st = self.state

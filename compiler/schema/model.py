@@ -81,6 +81,9 @@ class FieldMap(_Strict):
     scale: float | None = Field(
         None, description="numbers: multiply the source's value by this before comparing "
         "(HubSpot's 0–1 deal probability × 100 is a percent)")
+    induced: bool = Field(
+        False, description="set by schema induction (compiler/schema/induce.py), never by "
+        "hand: the corpus's own evidence, not a schema.yaml, mapped this field")
 
 
 class Mapping(_Strict):

@@ -295,7 +295,9 @@ class _Compile:
         st = self.state
         declared = self.schema_digest
         stored = st.meta("induced")
-        if not records_changed and stored and st.meta("induced_basis") == declared:
+        if not self.settings.schema_induction:
+            induction = Induction()
+        elif not records_changed and stored and st.meta("induced_basis") == declared:
             induction = Induction.from_json(stored)
         else:
             induction = induce(self.schema, self._induction_inputs())

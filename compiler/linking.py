@@ -125,8 +125,8 @@ def link_record(
                       and (eid := lookup(name_key(r.value), r.target_type)) is not None]
     claims: list[Claim] = []
     for raw in extraction.claims:
-        if (vocab is not None and raw.kind == "field" and not raw.mapped and raw.field
-                and raw.field != "name"):
+        if (vocab is not None and raw.kind == "field" and (not raw.mapped or vocab.induced)
+                and raw.field and raw.field != "name"):
             attribute, mapped, on_type, quals = field_attribute(vocab, record, raw.field)
             if mapped:
                 raw = raw.model_copy(update={"attribute": attribute, "mapped": True,
@@ -141,12 +141,14 @@ def link_record(
         mentions = _mentions(raw.model_copy(update={"kind": kind}) if kind != raw.kind else raw,
                              subject, lookup)
         value_type, normalized, cardinality = "text", None, "single"
+        induced = False
         if kind in ("field", "fact"):
             d = (_declared(raw, record, subject, attribute, vocab, mapped)
                  if vocab is not None else None)
             if d is not None:
                 target = field_target(vocab, record, raw.field) if raw.field else None
                 fm = target[1] if target is not None and target[0] == d else None
+                induced = fm is not None and fm.induced
                 attribute, mapped = d.name, True
                 value_type, cardinality = d.spec.type, d.spec.cardinality
                 normalized = normalized_value(vocab, d, value, fm, lookup)  # type: ignore[arg-type]
@@ -181,6 +183,7 @@ def link_record(
                 mentions=mentions,
                 qualifiers=qualifiers,
                 mapped=mapped and kind != "statement",
+                induced=induced and mapped,
                 value_type=value_type,
                 normalized=normalized,
                 cardinality=cardinality,  # type: ignore[arg-type]

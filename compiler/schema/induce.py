@@ -285,6 +285,13 @@ def _profiles(records: Iterable[RecordFields], vocab: Vocabulary) -> list[_Profi
             kind = value_kind(value)
             p.kinds[kind] += 1
             p.values.setdefault(r.entity, comparison_key(value, kind))
+    for p in by_col.values():
+        if p.target is not None:
+            d = vocab.attribute(p.target_type, p.target)
+            if d is not None and not _values_fit(vocab, d, p):
+                # mapped by a name whose enum has none of the field's values: no evidence of
+                # what the field means, so it is induced like an unmapped one
+                p.target = p.target_type = None
     return [by_col[c] for c in sorted(by_col, key=lambda c: c.label)]
 
 

@@ -12,7 +12,9 @@
   privacy could not be determined (compiler/privacy_check.py)
 
 Beside the findings, the report lists the most frequent unmapped attributes (claims whose
-attribute the schema does not declare), so the schema can grow where the sources need it.
+attribute the schema does not declare), so the schema can grow where the sources need it, and
+the mappings schema induction made (compiler/schema/induce.py), so a human can accept them
+into schema.yaml (``folio schema induce`` writes them as one).
 """
 
 from __future__ import annotations
@@ -48,9 +50,21 @@ class UnmappedAttribute(BaseModel):
     example: str = Field(description="a page that states it")
 
 
+class InducedMapping(BaseModel):
+    system: str
+    instance: str
+    record_type: str
+    field: str
+    entity_type: str
+    attribute: str
+    new_attribute: bool = Field(description="the attribute is induction's own, not declared")
+    evidence: str
+
+
 class LintReport(BaseModel):
     findings: list[Finding]
     unmapped: list[UnmappedAttribute] = []
+    induced: list[InducedMapping] = []
 
     @property
     def errors(self) -> int:
@@ -172,6 +186,23 @@ def unmapped_text(unmapped: list[UnmappedAttribute]) -> str:
             + "; ".join(parts))
 
 
+def induced_mappings(state: State) -> list[InducedMapping]:
+    """The field mappings the last compile induced (none when a schema maps everything)."""
+    raw = state.meta("induced")
+    if not raw:
+        return []
+    return [InducedMapping.model_validate({k: v for k, v in f.items()
+                                           if k in InducedMapping.model_fields})
+            for f in json.loads(raw).get("fields", [])]
+
+
+def induced_text(induced: list[InducedMapping]) -> str:
+    parts = [f"{m.system}/{m.record_type}.{m.field} → {m.entity_type}.{m.attribute}"
+             + (" (new)" if m.new_attribute else "") for m in induced]
+    return ("Induced mappings (no schema.yaml maps these fields; accept them with "
+            "`folio schema induce`): " + "; ".join(parts))
+
+
 def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
     findings += _stale(state, now)
@@ -179,7 +210,8 @@ def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     from .privacy_check import undetermined_privacy  # it imports Finding from here
 
     findings += undetermined_privacy(state)
-    return LintReport(findings=findings, unmapped=unmapped_attributes(state))
+    return LintReport(findings=findings, unmapped=unmapped_attributes(state),
+                      induced=induced_mappings(state))
 
 
 def _stale_answers(state: State) -> list[Finding]:
@@ -196,6 +228,7 @@ def as_json(report: LintReport) -> str:
     return json.dumps(
         {"errors": report.errors, "warnings": report.warnings,
          "findings": [f.model_dump() for f in report.findings],
-         "unmapped": [u.model_dump() for u in report.unmapped]},
+         "unmapped": [u.model_dump() for u in report.unmapped],
+         "induced": [m.model_dump() for m in report.induced]},
         indent=2, sort_keys=True,
     )

@@ -186,7 +186,7 @@ class _Profile:
 
     def is_enum(self) -> bool:
         distinct = len(set(self.values.values()))
-        return self.kind == "text" and 0 < distinct <= max(2, len(self.values) // 2) \
+        return self.kind == "text" and 0 < distinct <= max(3, len(self.values) // 2) \
             and all(len(v.split()) <= 5 for v in self.values.values())
 
 
@@ -296,11 +296,7 @@ def _profiles(records: Iterable[RecordFields], vocab: Vocabulary) -> list[_Profi
 
 
 def _compatible(a: _Profile, b: _Profile) -> bool:
-    if a.kind != b.kind:
-        return False
-    if a.kind == "text":
-        return a.is_enum() == b.is_enum()
-    return True
+    return a.kind == b.kind  # short codes and free text agree or not: the values decide
 
 
 def _agreement(a: _Profile, b: _Profile) -> tuple[int, int, float] | None:

@@ -216,6 +216,6 @@ def schema(lex: Lexicon) -> dict[str, Any]:
     for tname, t in out["types"].items():
         for aname, a in t["attributes"].items():
             extra = [w for w in lex.phrases(aname) if w not in a.get("phrases", [])]
-            if extra and tname != "ticket":
+            if extra:
                 a["phrases"] = [*a.get("phrases", []), *extra]
     return out

@@ -56,6 +56,8 @@ MIN_AGREE = 3         # ... at least this many agree
 MIN_AGREE_SHARE = 0.6  # ... and this share of them agree
 MIN_KAPPA = 0.5       # ... clearly more than chance agreement for their value distributions
 MIN_NAME_SIM = 0.99   # names alone: the same words after folding (no values to compare)
+# a group whose values agree takes a declared attribute's name when its words half match
+MIN_GROUP_NAME_SIM = 0.5
 
 _PREFIX = re.compile(r"^(?:hs|cf|custom|customfield|x|u|c)$")
 _TOKEN = re.compile(r"[0-9a-z]+")
@@ -454,13 +456,20 @@ def _group_name(profiles: list[_Profile], toks: list[frozenset[str]], vocab: Voc
     (by folded words), else the words of the member named most plainly (fewest words, then
     alphabetical), so the same corpus always gets the same name."""
     etype = profiles[0].column.entity_type
+    best: list[tuple[float, str, Any]] = []
     for d in vocab.declared():
         if type_key(d.type) != type_key(etype):
             continue
-        for text in (d.name, *d.spec.phrases):
-            words = name_tokens(text)
-            if words and any(t == words for t in toks):
-                return d.name, d
+        if not all(p.kind in _TYPE_KINDS.get(d.spec.type, set()) for p in profiles):
+            continue
+        score = max((name_similarity(name_tokens(text), t)
+                     for text in (d.name, *d.spec.phrases) for t in toks), default=0.0)
+        if score >= MIN_GROUP_NAME_SIM:
+            best.append((score, d.name, d))
+    best.sort(key=lambda x: (-x[0], x[1]))
+    # the best-named attribute, unless another names the group as well (then neither)
+    if best and (len(best) == 1 or best[0][0] > best[1][0]):
+        return best[0][1], best[0][2]
     return _plain_name(profiles, vocab), None
 
 

@@ -214,7 +214,7 @@ class _Compile:
                 self.report.seconds = time.perf_counter() - t0
                 return self.report
             decl_changed, name_keys = self._register(decls, removed)
-            self._induce_schema(bool(changed or removed or full))
+            self._induce_schema(changed, removed, full)
 
             total = st.record_count()
             if (full or self.report.schema_changed
@@ -280,24 +280,30 @@ class _Compile:
         st.commit()
         self.files.discard()
 
-    def _induce_schema(self, records_changed: bool) -> None:
+    def _induce_schema(self, changed: list[str], removed: set[str], full: bool) -> None:
         """Schema induction (compiler/schema/induce.py): fields the schema leaves unmapped
         that the corpus's own records show to be one attribute are mapped for linking. A
-        function of the schema and every stored record's fields, so it is recomputed when a
-        record changed and reused otherwise; when the induced schema's digest differs from
-        the last compile's, every record is relinked (as for a schema.yaml edit)."""
+        function of the schema and every stored record's fields (kept as small rows beside
+        the records, compiler/schema/induce_store.py), recomputed when a record changed and
+        reused otherwise; when the induced schema's digest differs from the last compile's,
+        every record is relinked (as for a schema.yaml edit)."""
+        from .schema import induce_store
         from .schema.induce import Induction, apply, induce
         from .schema.loader import digest as _digest
 
         st = self.state
         declared = self.schema_digest
         stored = st.meta("induced")
+        rows_version = st.meta("induce_fields")
+        new_rows = induce_store.refresh(st.db, rows_version, changed, removed, full)
+        st.set_meta("induce_fields", new_rows)
+        unchanged = not (changed or removed or full) and rows_version == new_rows
         if not self.settings.schema_induction:
             induction = Induction()
-        elif not records_changed and stored and st.meta("induced_basis") == declared:
+        elif unchanged and stored and st.meta("induced_basis") == declared:
             induction = Induction.from_json(stored)
         else:
-            induction = induce(self.schema, self._induction_inputs())
+            induction = induce(self.schema, induce_store.inputs(st.db))
         st.set_meta("induced", induction.to_json())
         st.set_meta("induced_basis", declared)
         self.induction = induction
@@ -306,17 +312,6 @@ class _Compile:
             self.schema_digest = _digest(self.schema)
         self.report.schema_changed = (not self.report.full_rebuild
                                       and st.meta("schema_digest") != self.schema_digest)
-
-    def _induction_inputs(self) -> Iterator:
-        from .registry import entity_id_for
-        from .schema.induce import record_fields
-
-        for _, record_json, _, _ in self.state.load_records(self.state.all_record_keys()):
-            if '"fields":{}' in record_json or '"fields"' not in record_json:
-                continue
-            record = SourceRecord.model_validate_json(record_json)
-            if record.fields:
-                yield record_fields(record, entity_id_for(record))
 
     def _set_schema_meta(self) -> None:
         st = self.state

@@ -1,0 +1,65 @@
+"""Induction's inputs kept beside the records in the state: one small row per record with
+fields (system, instance, type, entity type, the page its entity lands on, the fields), so an
+incremental compile refreshes the rows of the records it changed and induces from the rows,
+instead of reading every stored record again. A full rebuild, or a state written before this
+table existed, fills it from every stored record; either way the rows equal what a clean
+rebuild would store, so incremental and clean compiles induce the same mappings."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+from .induce import RecordFields
+
+_VERSION = "1"
+_TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
+          "row_json TEXT NOT NULL)")
+
+
+def _row(entity_id: str, record_json: str) -> str | None:
+    r = json.loads(record_json)
+    fields = r.get("fields") or {}
+    if not fields:
+        return None
+    return json.dumps([r["system"], r["instance"], r["type"], r.get("entity_type") or "topic",
+                       entity_id, sorted(fields.items())], separators=(",", ":"))
+
+
+def _chunks(keys: list[str], n: int = 500) -> Iterator[list[str]]:
+    for i in range(0, len(keys), n):
+        yield keys[i:i + n]
+
+
+def refresh(db: sqlite3.Connection, version: str | None, changed: Iterable[str],
+            removed: Iterable[str], full: bool) -> str:
+    """Bring the rows up to date with the records table; returns the version to store (the
+    caller keeps it in the state's meta, ``induce_fields``)."""
+    db.execute(_TABLE)
+    if full or version != _VERSION:
+        db.execute("DELETE FROM induce_fields")
+        keys = None
+    else:
+        keys = sorted(set(changed) | set(removed))
+        for chunk in _chunks(keys):
+            db.execute(f"DELETE FROM induce_fields WHERE key IN ({','.join('?' * len(chunk))})",
+                       chunk)
+    rows: list[tuple[str, str]] = []
+    if keys is None:
+        cur = db.execute("SELECT key, entity_id, record_json FROM records")
+        rows = [(k, row) for k, e, js in cur if (row := _row(e, js)) is not None]
+    else:
+        for chunk in _chunks(keys):
+            cur = db.execute("SELECT key, entity_id, record_json FROM records WHERE key IN "
+                             f"({','.join('?' * len(chunk))})", chunk)
+            rows += [(k, row) for k, e, js in cur if (row := _row(e, js)) is not None]
+    db.executemany("INSERT OR REPLACE INTO induce_fields (key, row_json) VALUES (?, ?)", rows)
+    return _VERSION
+
+
+def inputs(db: sqlite3.Connection) -> Iterator[RecordFields]:
+    for (row_json,) in db.execute("SELECT row_json FROM induce_fields ORDER BY key"):
+        system, instance, rtype, etype, entity, fields = json.loads(row_json)
+        yield RecordFields(system, instance, rtype, etype, entity,
+                           tuple((k, v) for k, v in fields))

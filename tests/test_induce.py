@@ -84,6 +84,34 @@ def test_values_that_agree_no_more_than_chance_do_not_merge() -> None:
     assert induce(base_schema(), recs).fields == []
 
 
+def test_constant_fields_are_no_evidence() -> None:
+    recs = []
+    for i in range(6):
+        recs += [rf("salesforce", "Account", f"e{i}", Is_Archived__c="false"),
+                 rf("hubspot", "company", f"e{i}", hs_is_test="false")]
+    assert induce(base_schema(), recs).fields == []
+
+
+def test_a_state_without_induction_rows_is_filled_from_the_stored_records(tmp_path: Path
+                                                                          ) -> None:
+    import sqlite3
+
+    corpus = write_corpus(tmp_path / "corpus")
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    db.execute("DROP TABLE induce_fields")  # as a wiki compiled before the table existed
+    db.execute("DELETE FROM meta WHERE key = 'induce_fields'")
+    db.commit()
+    db.close()
+    _tiers(corpus, 1)  # one record changes; induction must still see all of them
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today="2026-11-21")
+    assert_same_wiki(wiki, clean)
+    assert len({c["attribute"] for c in tier_claims(wiki, "account/alder-works")}) == 1
+
+
 def test_two_fields_of_one_system_are_never_merged() -> None:
     recs = [rf("salesforce", "Account", f"e{i}", Tier__c=t, Level__c=t)
             for i, t in enumerate(["a", "b", "c", "a", "b"])]

@@ -310,9 +310,11 @@ def _agreement(a: _Profile, b: _Profile) -> tuple[int, int, float] | None:
     pa = Counter(a.values[e] for e in shared)
     pb = Counter(b.values[e] for e in shared)
     n = len(shared)
+    if len(pa) < 2 or len(pb) < 2:
+        return n, agree, 0.0  # a constant says nothing: two "false" columns agree by default
     chance = sum(pa[v] * pb.get(v, 0) for v in pa) / (n * n)
     observed = agree / n
-    kappa = 1.0 if chance >= 1.0 else (observed - chance) / (1.0 - chance)
+    kappa = (observed - chance) / (1.0 - chance) if chance < 1.0 else 0.0
     return n, agree, kappa
 
 

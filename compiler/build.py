@@ -293,19 +293,21 @@ class _Compile:
 
         st = self.state
         declared = self.schema_digest
+        # what the stored induction was computed under: the schema, and induction on or off
+        basis = f"{declared}:{'on' if self.settings.schema_induction else 'off'}"
         stored = st.meta("induced")
         rows_version = st.meta("induce_fields")
-        new_rows = induce_store.refresh(st.db, rows_version, changed, removed, full)
+        new_rows, touched = induce_store.refresh(st.db, rows_version, changed, removed, full)
         st.set_meta("induce_fields", new_rows)
-        unchanged = not (changed or removed or full) and rows_version == new_rows
+        unchanged = not touched
         if not self.settings.schema_induction:
             induction = Induction()
-        elif unchanged and stored and st.meta("induced_basis") == declared:
+        elif unchanged and stored and st.meta("induced_basis") == basis:
             induction = Induction.from_json(stored)
         else:
             induction = induce(self.schema, induce_store.inputs(st.db))
         st.set_meta("induced", induction.to_json())
-        st.set_meta("induced_basis", declared)
+        st.set_meta("induced_basis", basis)
         self.induction = induction
         if induction.fields:
             self.schema = apply(self.schema, induction)

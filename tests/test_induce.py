@@ -310,6 +310,17 @@ def test_incremental_equals_clean_rebuild_as_induction_changes(ops: list[tuple[i
     assert_same_wiki(inc, clean)
 
 
+def test_turning_induction_on_again_induces_without_a_record_change(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, FolioSettings(schema_induction=False), today="2026-11-21")
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    assert len({c["attribute"] for c in tier_claims(wiki, "account/alder-works")}) == 1
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today="2026-11-21")
+    assert_same_wiki(wiki, clean)
+
+
 def test_an_induction_change_relinks_the_claims_it_maps(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "corpus")
     wiki = tmp_path / "wiki"

@@ -33,18 +33,21 @@ def _chunks(keys: list[str], n: int = 500) -> Iterator[list[str]]:
 
 
 def refresh(db: sqlite3.Connection, version: str | None, changed: Iterable[str],
-            removed: Iterable[str], full: bool) -> str:
+            removed: Iterable[str], full: bool) -> tuple[str, bool]:
     """Bring the rows up to date with the records table; returns the version to store (the
-    caller keeps it in the state's meta, ``induce_fields``)."""
+    caller keeps it in the state's meta, ``induce_fields``) and whether any row changed (a
+    compile that changed only documents without fields need not induce again)."""
     db.execute(_TABLE)
+    touched = False
     if full or version != _VERSION:
         db.execute("DELETE FROM induce_fields")
         keys = None
     else:
         keys = sorted(set(changed) | set(removed))
         for chunk in _chunks(keys):
-            db.execute(f"DELETE FROM induce_fields WHERE key IN ({','.join('?' * len(chunk))})",
-                       chunk)
+            cur = db.execute(
+                f"DELETE FROM induce_fields WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+            touched |= cur.rowcount > 0
     rows: list[tuple[str, str]] = []
     if keys is None:
         cur = db.execute("SELECT key, entity_id, record_json FROM records")
@@ -55,7 +58,7 @@ def refresh(db: sqlite3.Connection, version: str | None, changed: Iterable[str],
                              f"({','.join('?' * len(chunk))})", chunk)
             rows += [(k, row) for k, e, js in cur if (row := _row(e, js)) is not None]
     db.executemany("INSERT OR REPLACE INTO induce_fields (key, row_json) VALUES (?, ?)", rows)
-    return _VERSION
+    return _VERSION, touched or bool(rows) or keys is None
 
 
 def inputs(db: sqlite3.Connection) -> Iterator[RecordFields]:

@@ -297,7 +297,9 @@ class _Compile:
         basis = f"{declared}:{'on' if self.settings.schema_induction else 'off'}"
         stored = st.meta("induced")
         rows_version = st.meta("induce_fields")
-        new_rows, touched = induce_store.refresh(st.db, rows_version, changed, removed, full)
+        # a schema edit re-extracts unchanged records (their prose facts may differ): all rows
+        rebuild = full or (st.meta("induced_basis") or basis) != basis
+        new_rows, touched = induce_store.refresh(st.db, rows_version, changed, removed, rebuild)
         st.set_meta("induce_fields", new_rows)
         unchanged = not touched
         if not self.settings.schema_induction:
@@ -309,7 +311,7 @@ class _Compile:
         st.set_meta("induced", induction.to_json())
         st.set_meta("induced_basis", basis)
         self.induction = induction
-        if induction.fields:
+        if not induction.empty:
             self.schema = apply(self.schema, induction)
             self.schema_digest = _digest(self.schema)
         self.report.schema_changed = (not self.report.full_rebuild

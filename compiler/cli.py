@@ -356,7 +356,7 @@ def schema_induce(
     finally:
         state.close()
     induction = Induction.from_json(raw) if raw else Induction()
-    if not induction.fields:
+    if induction.empty:
         out.print("nothing induced: every field is mapped by the schema, or no two systems' "
                   "fields were shown to be one attribute", markup=False)
         return
@@ -365,6 +365,8 @@ def schema_induce(
             "not declared.\n" + "".join(
                 f"#   {f.column.label} → {f.entity_type}.{f.attribute}: {f.evidence}\n"
                 for f in sorted(induction.fields, key=lambda f: f.column.label))
+            + "".join(f"#   prose '{p.attribute}' on {', '.join(p.entity_types)}: {p.evidence}\n"
+                      for p in induction.phrases)
             + yaml.safe_dump(suggested_yaml(induction), sort_keys=False, allow_unicode=True))
     if output is None:
         sys.stdout.write(text)
@@ -376,7 +378,8 @@ def schema_induce(
     from .atomic import write_atomic
 
     write_atomic(output, text.encode("utf-8"))
-    out.print(f"wrote {output} ({plural(len(induction.fields), 'induced mapping')})",
+    out.print(f"wrote {output} ({plural(len(induction.fields), 'induced mapping')}, "
+              f"{plural(len(induction.phrases), 'induced prose attribute')})",
               markup=False)
 
 

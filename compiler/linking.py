@@ -148,7 +148,7 @@ def link_record(
             if d is not None:
                 target = field_target(vocab, record, raw.field) if raw.field else None
                 fm = target[1] if target is not None and target[0] == d else None
-                induced = fm is not None and fm.induced
+                induced = (fm is not None and fm.induced) or d.spec.induced
                 attribute, mapped = d.name, True
                 value_type, cardinality = d.spec.type, d.spec.cardinality
                 normalized = normalized_value(vocab, d, value, fm, lookup)  # type: ignore[arg-type]

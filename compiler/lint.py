@@ -149,9 +149,15 @@ def induced_mappings(state: State) -> list[InducedMapping]:
     raw = state.meta("induced")
     if not raw:
         return []
-    return [InducedMapping.model_validate({k: v for k, v in f.items()
-                                           if k in InducedMapping.model_fields})
-            for f in json.loads(raw).get("fields", [])]
+    data = json.loads(raw)
+    out = [InducedMapping.model_validate({k: v for k, v in f.items()
+                                          if k in InducedMapping.model_fields})
+           for f in data.get("fields", [])]
+    for types, name, vtype, _, evidence in data.get("phrases", []):
+        out += [InducedMapping(system="prose", instance="", record_type="", field=name,
+                               entity_type=t, attribute=name, new_attribute=True,
+                               evidence=f"{vtype}: {evidence}") for t in types]
+    return out
 
 
 def induced_text(induced: list[InducedMapping]) -> str:

@@ -341,3 +341,62 @@ def test_generated_company_names_vary_by_seed(seed: int) -> None:
     names = {tuple(sorted(Lexicon(s).sf.values())) + tuple(sorted(Lexicon(s).hs.values()))
              for s in range(seed, seed + 6)}
     assert len(names) >= 4
+
+
+# -- prose attributes --------------------------------------------------------------------------
+def prose(rtype: str, entity: str, *facts: tuple[str, str]) -> RecordFields:
+    return RecordFields("markdown", "hb", "doc", rtype, f"{rtype}/{entity}", (), tuple(facts))
+
+
+def test_a_phrase_several_records_state_with_typed_values_is_an_attribute() -> None:
+    recs = [prose("product", "a", ("battery runtime", "10 hours")),
+            prose("product", "b", ("battery runtime", "twelve hours"), ("owner", "Dana")),
+            prose("product", "c", ("owner", "Lee"), ("stock", "4 units left")),
+            prose("product", "d", ("mood", "calm"))]
+    ind = induce(base_schema(), recs)
+    assert {(p.attribute, p.value_type) for p in ind.phrases} == {("battery runtime", "duration")}
+    spec = ind.attributes[("product", "battery runtime")]
+    assert (spec.type, spec.unit, spec.induced) == ("duration", "hours", True)
+    # text values (a name) are never induced: where surface phrases contradict themselves
+    # without meaning one fact; a one-off phrase neither; the schema's own names are its own
+    assert induce(base_schema(), [prose("product", "a", ("price", "$10")),
+                                  prose("product", "b", ("price", "$12"))]).phrases == []
+
+
+def _doc(root: Path, name: str, body: str) -> None:
+    (root / "handbook").mkdir(parents=True, exist_ok=True)
+    (root / "handbook" / f"{name}.md").write_text(
+        f"---\ntitle: {name}\ntype: product\n---\n\n# {name}\n\n{body}\n")
+
+
+def test_equal_rank_prose_that_disagrees_on_an_induced_attribute_is_an_open_contradiction(
+        tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
+        {"path": "handbook", "system": "markdown", "instance": "hb",
+         "default_acl": {"public": True}}]}))
+    _doc(corpus, "Kestrel Pump", "Battery runtime: 10 hours.\n\nThe Heron Pump page has the rest.")
+    _doc(corpus, "Heron Pump", "Battery runtime: 6 hours.\n\nThe battery runtime of Kestrel Pump "
+         "is twelve hours.")
+    from compiler.lint import lint
+
+    def codes(wiki: Path) -> list[str]:
+        from datetime import UTC, datetime
+
+        state = wiki_state(wiki)
+        try:
+            return sorted(f.code for f in lint(state, wiki, datetime.now(UTC)).findings
+                          if "contradiction" in f.code)
+        finally:
+            state.close()
+
+    on, off = tmp_path / "on", tmp_path / "off"
+    compile_wiki(corpus, on, today="2026-11-21")
+    compile_wiki(corpus, off, FolioSettings(schema_induction=False), today="2026-11-21")
+    kestrel = [c for c in claims(on) if c["subject"] == "product/kestrel-pump"
+               and c["attribute"] == "battery runtime"]
+    assert {c["normalized"] for c in kestrel} == {"10 hours", "12 hours"}, kestrel
+    assert all(c["induced"] and c["status"] == "contested" for c in kestrel)
+    assert codes(on) == ["open-contradiction"]
+    assert codes(off) in ([], ["possible-contradiction"])

@@ -214,6 +214,7 @@ class InducedField:
 class Induction:
     fields: list[InducedField] = field(default_factory=list)
     attributes: dict[tuple[str, str], Attribute] = field(default_factory=dict)
+    phrases: list[InducedPhrase] = field(default_factory=list)
 
     def to_json(self) -> str:
         import json
@@ -221,7 +222,9 @@ class Induction:
         return json.dumps({
             "fields": [f.as_dict() for f in self.fields],
             "attributes": [[t, a, s.model_dump(mode="json", exclude_defaults=True)]
-                           for (t, a), s in sorted(self.attributes.items())]},
+                           for (t, a), s in sorted(self.attributes.items())],
+            "phrases": [[list(p.entity_types), p.attribute, p.value_type, p.records, p.evidence]
+                        for p in self.phrases]},
             sort_keys=True, separators=(",", ":"))
 
     @classmethod
@@ -237,7 +240,13 @@ class Induction:
                 f["new_attribute"]))
         for t, a, s in data.get("attributes", []):
             out.attributes[(t, a)] = Attribute.model_validate(s)
+        for types, a, vt, n, ev in data.get("phrases", []):
+            out.phrases.append(InducedPhrase(tuple(types), a, vt, n, ev))
         return out
+
+    @property
+    def empty(self) -> bool:
+        return not self.fields and not self.attributes
 
     def overlay(self) -> Schema:
         """The induced mappings (marked ``induced``) and attributes, as a schema to merge
@@ -268,6 +277,20 @@ class RecordFields:
     entity_type: str
     entity: str  # the page the record's own entity lands on (the join across systems)
     fields: tuple[tuple[str, Any], ...]
+    # prose facts extraction left unmapped: (surface attribute, value as written)
+    facts: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class InducedPhrase:
+    """A prose attribute induction declared: a surface name several records state with values
+    of one type."""
+
+    entity_types: tuple[str, ...]
+    attribute: str
+    value_type: str
+    records: int
+    evidence: str
 
 
 # -- induction ---------------------------------------------------------------------------------
@@ -339,6 +362,7 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
     """The fields ``schema`` leaves unmapped that the corpus's own evidence maps (see the
     module docstring)."""
     vocab = vocabulary(schema)
+    records = list(records)
     profiles = _profiles(records, vocab)
     out = Induction()
     by_type: dict[str, list[_Profile]] = defaultdict(list)
@@ -346,6 +370,7 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
         by_type[type_key(p.column.entity_type)].append(p)
     for _, group in sorted(by_type.items()):
         _induce_type(group, vocab, out)
+    _induce_phrases(records, vocab, out)
     return out
 
 
@@ -424,8 +449,8 @@ def _induce_type(profiles: list[_Profile], vocab: Vocabulary, out: Induction) ->
                 continue
             name = _plain_name([profiles[i] for i in members], vocab)
         words = frozenset().union(*(toks[i] for i in members))
-        spec = Attribute.model_validate(_spec_type(
-            profiles[members[0]].kind, profiles[members[0]].is_enum(), words))
+        spec = Attribute.model_validate({**_spec_type(
+            profiles[members[0]].kind, profiles[members[0]].is_enum(), words), "induced": True})
         tname = vocab.type_name(etype) or etype
         out.attributes[(tname, name)] = spec
         for i in members:
@@ -496,11 +521,83 @@ def summary(induction: Induction) -> list[dict[str, Any]]:
     return [f.as_dict() for f in sorted(induction.fields, key=lambda f: f.column.label)]
 
 
+# -- prose ---------------------------------------------------------------------------------
+MIN_PHRASE_RECORDS = 2   # records stating a surface attribute before it is one
+MIN_PHRASE_TYPED = 0.8   # share of its values that read as one value type
+MAX_PHRASE_WORDS = 4
+_CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
+
+
+def prose_kind(value: str) -> tuple[str, str | None] | None:
+    """The value type (and duration unit) a prose value reads as, when it is typed at all:
+    free text ("open 06:00-22:00", a name) is never induced, since surface phrases with text
+    values are where prose contradicts itself without meaning the same fact."""
+    from .values import _typed
+
+    low = value.strip().lower()
+    if (d := _typed(low, "duration", None, None)) is not None:
+        return "duration", d.split()[-1]
+    if _typed(low, "date", None, None) is not None and re.search(r"\d{4}", low):
+        return "date", None
+    if ("%" in low or "percent" in low) and _typed(low, "percent", None, None) is not None:
+        return "percent", None
+    if _CURRENCY.search(low) and _typed(low, "money", None, None) is not None:
+        return "money", None
+    if _typed(low, "number", None, None) is not None:
+        return "number", None
+    return None
+
+
+def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Induction) -> None:
+    """A surface attribute that several records state, nearly always with a value of one
+    type, is an attribute of the types stating it: its claims are then typed and compared,
+    so equal-rank sources that disagree on it are reported (and authority decides the
+    others). Names the schema declares, and one-off phrases, are left alone."""
+    seen: dict[str, set[str]] = defaultdict(set)      # name → record ids
+    kinds: dict[str, Counter[tuple[str, str | None]]] = defaultdict(Counter)
+    types: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for name, value in r.facts:
+            if not name or len(name.split()) > MAX_PHRASE_WORDS or name in ("statement", "name"):
+                continue
+            seen[name].add(rid)
+            kinds[name][prose_kind(value) or ("text", None)] += 1
+            types[name].add(r.entity_type)
+    for name in sorted(seen):
+        if len(seen[name]) < MIN_PHRASE_RECORDS:
+            continue
+        (kind, unit), n = max(sorted(kinds[name].items(), key=lambda kv: str(kv[0])),
+                              key=lambda kv: kv[1])
+        total = sum(kinds[name].values())
+        if kind == "text" or n < MIN_PHRASE_TYPED * total:
+            continue
+        if vocab.declared_anywhere(name) is not None:
+            continue
+        spec: dict[str, Any] = {"type": kind, "induced": True}
+        if kind == "duration":
+            units = Counter(u for (k, u), c in kinds[name].items() if k == "duration"
+                            for _ in range(c))
+            spec["unit"] = sorted(units.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
+        if kind == "money":
+            spec["currency"] = "USD"
+        tnames = []
+        for etype in sorted(types[name]):
+            tname = vocab.type_name(etype) or etype
+            if (tname, name) not in out.attributes:
+                out.attributes[(tname, name)] = Attribute.model_validate(spec)
+                tnames.append(tname)
+        if tnames:
+            out.phrases.append(InducedPhrase(
+                tuple(tnames), name, kind, len(seen[name]),
+                f"stated by {len(seen[name])} records, {n} of {total} values read as {kind}"))
+
+
 def apply(schema: Schema, induction: Induction) -> Schema:
     """``schema`` with the induced attributes added (never replacing a declared one) and the
     induced mappings after its own (a declared mapping of a field always wins: induction
     only maps fields nothing maps)."""
-    if not induction.fields:
+    if induction.empty:
         return schema
     overlay = induction.overlay()
     types = dict(schema.types)
@@ -526,9 +623,12 @@ def suggested_yaml(induction: Induction) -> dict[str, Any]:
     overlay = induction.overlay()
     data: dict[str, Any] = {"version": "1"}
     if overlay.types:
-        data["types"] = {t: {"attributes": {a: s.model_dump(exclude_defaults=True)
+        data["types"] = {t: {"attributes": {a: s.model_dump(exclude_defaults=True,
+                                                            exclude={"induced"})
                                             for a, s in e.attributes.items()}}
                          for t, e in overlay.types.items()}
+    if not overlay.mappings:
+        return data
     data["mappings"] = [
         {"system": m.system, "instance": m.instance, "record_type": m.record_type,
          "entity_type": m.entity_type,

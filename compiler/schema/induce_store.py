@@ -13,18 +13,21 @@ from collections.abc import Iterable, Iterator
 
 from .induce import RecordFields
 
-_VERSION = "1"
+_VERSION = "2"  # 2: unmapped prose facts too
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "row_json TEXT NOT NULL)")
 
 
-def _row(entity_id: str, record_json: str) -> str | None:
+def _row(entity_id: str, record_json: str, extraction_json: str) -> str | None:
     r = json.loads(record_json)
     fields = r.get("fields") or {}
-    if not fields:
+    facts = sorted({(c["attribute"], c["value"])
+                    for c in (json.loads(extraction_json).get("claims") or ())
+                    if c.get("kind") == "fact" and not c.get("mapped")})
+    if not fields and not facts:
         return None
     return json.dumps([r["system"], r["instance"], r["type"], r.get("entity_type") or "topic",
-                       entity_id, sorted(fields.items())], separators=(",", ":"))
+                       entity_id, sorted(fields.items()), facts], separators=(",", ":"))
 
 
 def _chunks(keys: list[str], n: int = 500) -> Iterator[list[str]]:
@@ -50,19 +53,19 @@ def refresh(db: sqlite3.Connection, version: str | None, changed: Iterable[str],
             touched |= cur.rowcount > 0
     rows: list[tuple[str, str]] = []
     if keys is None:
-        cur = db.execute("SELECT key, entity_id, record_json FROM records")
-        rows = [(k, row) for k, e, js in cur if (row := _row(e, js)) is not None]
+        cur = db.execute("SELECT key, entity_id, record_json, extraction_json FROM records")
+        rows = [(k, row) for k, e, js, ex in cur if (row := _row(e, js, ex)) is not None]
     else:
         for chunk in _chunks(keys):
-            cur = db.execute("SELECT key, entity_id, record_json FROM records WHERE key IN "
-                             f"({','.join('?' * len(chunk))})", chunk)
-            rows += [(k, row) for k, e, js in cur if (row := _row(e, js)) is not None]
+            cur = db.execute("SELECT key, entity_id, record_json, extraction_json FROM records "
+                             f"WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+            rows += [(k, row) for k, e, js, ex in cur if (row := _row(e, js, ex)) is not None]
     db.executemany("INSERT OR REPLACE INTO induce_fields (key, row_json) VALUES (?, ?)", rows)
     return _VERSION, touched or bool(rows) or keys is None
 
 
 def inputs(db: sqlite3.Connection) -> Iterator[RecordFields]:
     for (row_json,) in db.execute("SELECT row_json FROM induce_fields ORDER BY key"):
-        system, instance, rtype, etype, entity, fields = json.loads(row_json)
+        system, instance, rtype, etype, entity, fields, facts = json.loads(row_json)
         yield RecordFields(system, instance, rtype, etype, entity,
-                           tuple((k, v) for k, v in fields))
+                           tuple((k, v) for k, v in fields), tuple((a, v) for a, v in facts))

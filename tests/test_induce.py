@@ -345,7 +345,8 @@ def test_generated_company_names_vary_by_seed(seed: int) -> None:
 
 # -- prose attributes --------------------------------------------------------------------------
 def prose(rtype: str, entity: str, *facts: tuple[str, str]) -> RecordFields:
-    return RecordFields("markdown", "hb", "doc", rtype, f"{rtype}/{entity}", (), tuple(facts))
+    return RecordFields("markdown", "hb", "doc", rtype, f"{rtype}/{entity}", (),
+                        tuple((a, v, "") for a, v in facts))
 
 
 def test_a_phrase_several_records_state_with_typed_values_is_an_attribute() -> None:
@@ -400,3 +401,73 @@ def test_equal_rank_prose_that_disagrees_on_an_induced_attribute_is_an_open_cont
     assert all(c["induced"] and c["status"] == "contested" for c in kestrel)
     assert codes(on) == ["open-contradiction"]
     assert codes(off) in ([], ["possible-contradiction"])
+
+
+def test_a_fact_stated_of_a_named_entity_is_named_as_linking_names_it() -> None:
+    from compiler.schema.induce import prose_fact
+
+    assert prose_fact("battery runtime of kora ecg cart", "The battery runtime of Kora ECG Cart"
+                      ) == ("battery runtime", "kora-ecg-cart")
+    assert prose_fact("storage at memphis hub", "Storage at Memphis Hub") == ("storage",
+                                                                               "memphis-hub")
+    # no capitalised name at the end: the attribute stays as extraction wrote it
+    assert prose_fact("gold customers a field engineer", "For Gold customers a field engineer"
+                      ) == ("gold customers a field engineer", "")
+    assert prose_fact("pallet capacity", "Pallet capacity") == ("pallet capacity", "")
+    assert prose_fact("time to fix", None) == ("time to fix", "")
+
+
+def test_a_phrase_stated_of_named_entities_is_declared_on_their_type() -> None:
+    # only comparison pages (topics) state it, of products: the products' attribute
+    page = RecordFields("confluence", "c", "page", "product", "product/kora-ecg-cart",
+                        (("code", "K-1"),))
+    recs = [page, RecordFields("confluence", "c", "page", "topic", "topic/comparison", (),
+                               (("battery runtime", "16 hours", "kora-ecg-cart"),)),
+            RecordFields("confluence", "c", "page", "topic", "topic/bench-report", (),
+                         (("battery runtime", "eight hours", "kora-ecg-cart"),))]
+    ind = induce(base_schema(), recs)
+    assert [(p.entity_types, p.attribute) for p in ind.phrases] == [(("product",),
+                                                                     "battery runtime")]
+
+
+def test_versions_and_opening_hours_are_shaped_text_free_text_is_not() -> None:
+    from compiler.schema.induce import prose_kind
+
+    assert prose_kind("3.3.5") == ("code", None)
+    assert prose_kind("open 07:00-19:00") == ("code", None)
+    assert prose_kind("13:00") == ("code", None)
+    assert prose_kind("main ward") is None
+    assert prose_kind("3.5") == ("number", None)
+    recs = [prose("product", "a", ("current firmware", "3.3.5")),
+            prose("product", "a", ("current firmware", "3.3.6")),
+            prose("site", "b", ("duty manager", "Dana Lee")),
+            prose("site", "c", ("duty manager", "Lee Dana"))]
+    recs[1] = RecordFields("jira", "j", "issue", "product", "product/a", (),
+                           (("current firmware", "3.3.6", ""),))
+    ind = induce(base_schema(), recs)
+    assert [(p.attribute, p.value_type) for p in ind.phrases] == [("current firmware", "code")]
+    assert ind.attributes[("product", "current firmware")].type == "text"
+
+
+def test_incremental_equals_clean_rebuild_as_a_prose_attribute_comes_and_goes(
+        tmp_path: Path) -> None:
+    # one page states the phrase (no attribute), a second makes it one, then it is edited away
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
+        {"path": "handbook", "system": "markdown", "instance": "hb",
+         "default_acl": {"public": True}}]}))
+    _doc(corpus, "Kestrel Pump", "Battery runtime: 10 hours.")
+    _doc(corpus, "Heron Pump", "The Kestrel Pump page has the rest.")
+    inc = tmp_path / "inc"
+    compile_wiki(corpus, inc, today="2026-11-21")
+    steps = ["The battery runtime of Kestrel Pump is twelve hours.", "Firmware: 1.2.3.",
+             "The battery runtime of Kestrel Pump is 10 hours."]
+    for i, body in enumerate(steps):
+        _doc(corpus, "Heron Pump", body)
+        compile_wiki(corpus, inc, today="2026-11-21")
+        clean = tmp_path / f"clean{i}"
+        compile_wiki(corpus, clean, today="2026-11-21")
+        assert_same_wiki(inc, clean)
+        runtime = [c for c in claims(inc) if c["attribute"] == "battery runtime"]
+        assert all(c.get("induced") for c in runtime) == (i != 1), runtime

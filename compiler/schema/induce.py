@@ -48,7 +48,7 @@ from .keys import attr_key, type_key, value_key
 from .model import Attribute, EntityType, FieldMap, Mapping, Schema
 from .values import format_number, parse_date, parse_number
 
-INDUCED_VERSION = "induce-1"  # bump when the rules change: the digest then changes too
+INDUCED_VERSION = "induce-2"  # bump when the rules change: the digest then changes too
 
 # a pair of fields is one attribute when, on the entities both describe, ...
 MIN_SHARED = 3        # ... at least this many entities carry both
@@ -277,8 +277,9 @@ class RecordFields:
     entity_type: str
     entity: str  # the page the record's own entity lands on (the join across systems)
     fields: tuple[tuple[str, Any], ...]
-    # prose facts extraction left unmapped: (surface attribute, value as written)
-    facts: tuple[tuple[str, str], ...] = ()
+    # prose facts extraction left unmapped: (surface attribute, value as written, slug of the
+    # entity name the sentence states it of, or "" when it names none: see ``prose_fact``)
+    facts: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -526,15 +527,22 @@ MIN_PHRASE_RECORDS = 2   # records stating a surface attribute before it is one
 MIN_PHRASE_TYPED = 0.8   # share of its values that read as one value type
 MAX_PHRASE_WORDS = 4
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
+# text of one recognisable shape (a version, a clock time or hours): compared as text, but
+# unlike free text two such values under one name are the same kind of fact
+_SHAPED = re.compile(r"^(?:v|version\s)?\d+(?:\.\d+){2,3}$"
+                     r"|^(?:open\s)?\d{1,2}:\d{2}(?:\s?[-–]\s?\d{1,2}:\d{2})?$")
 
 
 def prose_kind(value: str) -> tuple[str, str | None] | None:
-    """The value type (and duration unit) a prose value reads as, when it is typed at all:
-    free text ("open 06:00-22:00", a name) is never induced, since surface phrases with text
-    values are where prose contradicts itself without meaning the same fact."""
+    """The value type (and duration unit) a prose value reads as, when it is typed at all
+    (``code``: text of one shape, a version or opening hours): free text (a name, "main ward")
+    is never induced, since surface phrases with free-text values are where prose contradicts
+    itself without meaning the same fact."""
     from .values import _typed
 
     low = value.strip().lower()
+    if _SHAPED.match(low):
+        return "code", None
     if (d := _typed(low, "duration", None, None)) is not None:
         return "duration", d.split()[-1]
     if _typed(low, "date", None, None) is not None and re.search(r"\d{4}", low):
@@ -548,6 +556,28 @@ def prose_kind(value: str) -> tuple[str, str | None] | None:
     return None
 
 
+# "The battery runtime of Kora ECG Cart", "Storage at Memphis Distribution Hub": a surface
+# attribute stated of a capitalised name (linking drops the name it finds in the registry)
+_NAMED_TAIL = re.compile(r"\s(?:of|at|for|in|on)\s+(?:the\s+)?"
+                         r"([A-Z0-9][\w&'.-]*(?:\s+[A-Z0-9&][\w&'.-]*)*)\s*$")
+
+
+def prose_fact(attribute: str, subject_phrase: str | None) -> tuple[str, str]:
+    """(surface attribute, slug of the name it is stated of or "") of an unmapped prose fact,
+    from the record alone: the attribute as linking leaves it once the named entity is
+    found, so that the name induction declares is the name the linked claims carry."""
+    from ..slug import slugify
+    from ..text import normalize_attribute
+
+    if not subject_phrase or attribute != normalize_attribute(subject_phrase):
+        return attribute, ""
+    m = _NAMED_TAIL.search(subject_phrase)
+    if m is None:
+        return attribute, ""
+    head = normalize_attribute(subject_phrase[:m.start(1)])
+    return (head, slugify(m.group(1))) if head else (attribute, "")
+
+
 def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Induction) -> None:
     """A surface attribute that several records state, nearly always with a value of one
     type, is an attribute of the types stating it: its claims are then typed and compared,
@@ -556,14 +586,19 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
     seen: dict[str, set[str]] = defaultdict(set)      # name → record ids
     kinds: dict[str, Counter[tuple[str, str | None]]] = defaultdict(Counter)
     types: dict[str, set[str]] = defaultdict(set)
+    # the types of the entities a sentence may name: a comparison page's "battery runtime of
+    # Kora ECG Cart" is the product's attribute, not the page's
+    named: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        named[r.entity.split("/", 1)[-1]].add(r.entity_type)
     for r in records:
         rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
-        for name, value in r.facts:
+        for name, value, about in r.facts:
             if not name or len(name.split()) > MAX_PHRASE_WORDS or name in ("statement", "name"):
                 continue
             seen[name].add(rid)
             kinds[name][prose_kind(value) or ("text", None)] += 1
-            types[name].add(r.entity_type)
+            types[name] |= named.get(about) or {r.entity_type}
     for name in sorted(seen):
         if len(seen[name]) < MIN_PHRASE_RECORDS:
             continue
@@ -574,7 +609,7 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
             continue
         if vocab.declared_anywhere(name) is not None:
             continue
-        spec: dict[str, Any] = {"type": kind, "induced": True}
+        spec: dict[str, Any] = {"type": "text" if kind == "code" else kind, "induced": True}
         if kind == "duration":
             units = Counter(u for (k, u), c in kinds[name].items() if k == "duration"
                             for _ in range(c))

@@ -11,9 +11,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from .induce import RecordFields
+from .induce import RecordFields, prose_fact
 
-_VERSION = "2"  # 2: unmapped prose facts too
+_VERSION = "3"  # 2: unmapped prose facts too; 3: the name a fact is stated of
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "row_json TEXT NOT NULL)")
 
@@ -21,7 +21,7 @@ _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
 def _row(entity_id: str, record_json: str, extraction_json: str) -> str | None:
     r = json.loads(record_json)
     fields = r.get("fields") or {}
-    facts = sorted({(c["attribute"], c["value"])
+    facts = sorted({(*prose_fact(c["attribute"], c.get("subject_phrase")), c["value"])
                     for c in (json.loads(extraction_json).get("claims") or ())
                     if c.get("kind") == "fact" and not c.get("mapped")})
     if not fields and not facts:
@@ -68,4 +68,5 @@ def inputs(db: sqlite3.Connection) -> Iterator[RecordFields]:
     for (row_json,) in db.execute("SELECT row_json FROM induce_fields ORDER BY key"):
         system, instance, rtype, etype, entity, fields, facts = json.loads(row_json)
         yield RecordFields(system, instance, rtype, etype, entity,
-                           tuple((k, v) for k, v in fields), tuple((a, v) for a, v in facts))
+                           tuple((k, v) for k, v in fields),
+                           tuple((a, v, about) for a, about, v in facts))

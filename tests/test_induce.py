@@ -471,3 +471,24 @@ def test_incremental_equals_clean_rebuild_as_a_prose_attribute_comes_and_goes(
         assert_same_wiki(inc, clean)
         runtime = [c for c in claims(inc) if c["attribute"] == "battery runtime"]
         assert all(c.get("induced") for c in runtime) == (i != 1), runtime
+
+
+def test_a_value_counting_an_attribute_states_that_attribute(tmp_path: Path) -> None:
+    # two site pages make "pallet positions" a number attribute; a bulletin's "Storage at
+    # Ostend Hub: 9,300 pallet positions" states it too, and disagrees at equal rank
+    corpus = tmp_path / "corpus"
+    (corpus / "handbook").mkdir(parents=True)
+    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
+        {"path": "handbook", "system": "markdown", "instance": "hb",
+         "default_acl": {"public": True}}]}))
+    for name, n in (("Ostend Hub", "8,900"), ("Lyon Hub", "4,100")):
+        (corpus / "handbook" / f"{name}.md").write_text(
+            f"---\ntitle: {name}\ntype: site\n---\n\n# {name}\n\nPallet positions: {n}.\n")
+    (corpus / "handbook" / "bulletin.md").write_text(
+        "---\ntitle: Bulletin\n---\n\n# Bulletin\n\nStorage at Ostend Hub: 9,300 pallet "
+        "positions.\n")
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    got = {c["normalized"] for c in claims(wiki) if c["subject"] == "site/ostend-hub"
+           and c["attribute"] == "pallet positions" and c["status"] == "contested"}
+    assert got == {"8900", "9300"}

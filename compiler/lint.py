@@ -161,8 +161,10 @@ def induced_mappings(state: State) -> list[InducedMapping]:
 
 
 def induced_text(induced: list[InducedMapping]) -> str:
-    parts = [f"{m.system}/{m.record_type}.{m.field} → {m.entity_type}.{m.attribute}"
-             + (" (new)" if m.new_attribute else "") for m in induced]
+    parts = [(f"prose '{m.field}'" if m.system == "prose" and not m.record_type
+              else f"{m.system}/{m.record_type}.{m.field}")
+             + f" → {m.entity_type}.{m.attribute}" + (" (new)" if m.new_attribute else "")
+             for m in induced]
     return ("Induced mappings (no schema.yaml maps these fields; accept them with "
             "`folio schema induce`): " + "; ".join(parts))
 

@@ -401,6 +401,16 @@ def test_equal_rank_prose_that_disagrees_on_an_induced_attribute_is_an_open_cont
     assert all(c["induced"] and c["status"] == "contested" for c in kestrel)
     assert codes(on) == ["open-contradiction"]
     assert codes(off) in ([], ["possible-contradiction"])
+    from compiler.lint import induced_mappings, induced_text
+
+    state = wiki_state(on)
+    try:
+        listed = induced_mappings(state)
+    finally:
+        state.close()
+    assert [(m.system, m.entity_type, m.attribute) for m in listed] == [
+        ("prose", "product", "battery runtime")]
+    assert "prose 'battery runtime' → product.battery runtime (new)" in induced_text(listed)
 
 
 def test_a_fact_stated_of_a_named_entity_is_named_as_linking_names_it() -> None:

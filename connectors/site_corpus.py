@@ -9,6 +9,7 @@ bus offsets on the strength of them.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -80,35 +81,53 @@ class SiteCorpus:
             return None
         return SourceRecord.model_validate_json(data)
 
-    def apply(self, upserts: list[SourceRecord], deletes: list[str]) -> ApplyResult:
-        """Write the latest version of each upserted record; remove deleted keys."""
+    def apply(self, changes: Mapping[str, Sequence[SourceRecord | None]]) -> ApplyResult:
+        """Apply each key's changes (``None``: deleted) in their order, exactly as if one by
+        one: a version older than the one it would replace is stale and skipped (a replayed
+        export or history must not roll a record back), a delete removes the file. Each key's
+        file is read and written once, whatever the number of its changes."""
         written = unchanged = stale = deleted = 0
-        for record in upserts:
-            path = self.path_for(record.key)
-            data = record_bytes(record)
+        for key, seq in changes.items():
+            path = self.path_for(key)
             try:
-                old = path.read_bytes()
+                old: bytes | None = path.read_bytes()
             except FileNotFoundError:
                 old = None
-            if old == data:
-                unchanged += 1
-                continue
-            if old is not None and _older(record, old):
-                # a replayed export (op r) or history must not roll a record back
+            # the key's state as the changes go by: the file (unparsed until needed) or a record
+            current: bytes | SourceRecord | None = old
+            refused = False
+            for record in seq:
+                if record is None:
+                    current, refused = None, False
+                elif current is not None and _older(record, current):
+                    refused = True
+                else:
+                    current, refused = record, False
+            if current is None:
+                deleted += remove_if_exists(path) if old is not None else 0
+            elif isinstance(current, bytes):  # the file as it was: every change was refused
                 stale += 1
-                continue
-            write_atomic(path, data)
-            written += 1
-        for key in deletes:
-            deleted += remove_if_exists(self.path_for(key))
+            else:
+                data = record_bytes(current)
+                if data == old:
+                    if refused:
+                        stale += 1
+                    else:
+                        unchanged += 1
+                    continue
+                write_atomic(path, data)
+                written += 1
         return ApplyResult(written=written, deleted=deleted, unchanged=unchanged, stale=stale)
 
 
-def _older(record: SourceRecord, old: bytes) -> bool:
-    try:
-        previous = SourceRecord.model_validate_json(old)
-    except ValueError:
-        return False  # a damaged file is always replaced
+def _older(record: SourceRecord, current: bytes | SourceRecord) -> bool:
+    if isinstance(current, bytes):
+        try:
+            previous = SourceRecord.model_validate_json(current)
+        except ValueError:
+            return False  # a damaged file is always replaced
+    else:
+        previous = current
     if record.updated_at is None or previous.updated_at is None:
         return False  # undated: the newer event wins
     return record.updated_at < previous.updated_at

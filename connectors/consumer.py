@@ -58,9 +58,15 @@ class BatchReport:
     compile: CompileReport | None = None
     # seconds from each event's ce_time to its batch being committed (event→page latency)
     latencies: list[float] = field(default_factory=list)
-    seconds: float = 0.0
+    # where the batch's time went: collecting it from the bus (with the wait for its first
+    # event), decoding, writing the corpus, compiling, flushing to disk, committing the offsets
+    seconds: float = 0.0  # from the end of its collection to its commit
+    collect_seconds: float = 0.0
+    decode_seconds: float = 0.0
     apply_seconds: float = 0.0
     compile_seconds: float = 0.0
+    sync_seconds: float = 0.0
+    commit_seconds: float = 0.0
 
 
 def _sync_folder(path: Path) -> None:
@@ -154,11 +160,12 @@ class SiteConsumer:
 
     def run_once(self, stop: Event | None = None, wait_s: float = 1.0) -> BatchReport | None:
         """Process one batch; None when nothing arrived within ``wait_s``."""
+        t_poll = time.monotonic()
         deliveries = self._collect(stop, wait_s)
         if not deliveries:
             return None
         t0 = time.monotonic()
-        report = BatchReport(events=len(deliveries))
+        report = BatchReport(events=len(deliveries), collect_seconds=t0 - t_poll)
         # every key's changes in order (None: deleted); the corpus applies them as if one by one
         changes: dict[str, list[SourceRecord | None]] = {}
         times: list[float] = []
@@ -184,6 +191,7 @@ class SiteConsumer:
                 changes.setdefault(item.key, []).append(None)
         report.keys = len(changes)
         t_apply = time.monotonic()
+        report.decode_seconds = t_apply - t0
         report.applied = self.corpus.apply(changes)
         t_compile = time.monotonic()
         report.apply_seconds = t_compile - t_apply
@@ -194,15 +202,19 @@ class SiteConsumer:
                 # fewer records than that saves (the compile's own threshold counts every file)
                 settings = settings.model_copy(update={"workers": 1})
             report.compile = self.compile_fn(settings)
-        report.compile_seconds = time.monotonic() - t_compile
+        t_sync = time.monotonic()
+        report.compile_seconds = t_sync - t_compile
         if report.applied.changed or report.compile:
             # one filesystem flush for the whole batch (record files and pages) before the
             # offsets are committed, instead of an fsync per file
             _sync_folder(self.corpus.root)
             if os.stat(self.corpus.root).st_dev != os.stat(self.wiki).st_dev:
                 _sync_folder(self.wiki)
+        t_commit = time.monotonic()
         self.sub.commit(deliveries)
         done = time.time()
+        report.sync_seconds = t_commit - t_sync
+        report.commit_seconds = time.monotonic() - t_commit
         report.latencies = [max(0.0, done - t) for t in times]
         report.seconds = time.monotonic() - t0
         return report

@@ -84,23 +84,22 @@ def _sync_folder(path: Path) -> None:
     os.sync()
 
 
-# a poll that returns at least this many events found a backlog (a burst, or what arrived
-# during the last compile), not the live edge: keep draining it into the same batch
+# at least this many events within _DRAIN_WINDOW_S (~1,300/s) means the bus holds a backlog
+# (a burst, or what arrived during the last compile), not a live stream: keep draining it
+# into the same batch, whose compile then costs less per event
 BACKLOG_EVENTS = 64
-# how long a drain poll waits for the next fetch of a backlog to land
-_DRAIN_WAIT_S = 0.05
+_DRAIN_WINDOW_S = 0.05
 
 
 def collect_batch(sub: Subscription, ev: EventSettings, stop: Event | None,
                   first_wait_s: float, *, until_quiet: bool = False) -> list[Delivery]:
     """One batch, adaptive: small and prompt at the live edge, large under a backlog.
 
-    After the first event the batch stays open ``debounce_ms`` for more (a storm of edits to
-    one record compiles once); after that it takes more only while polls keep finding a
-    backlog (at least ``BACKLOG_EVENTS`` per poll), up to ``max_batch`` events or
-    ``max_batch_wait_ms``. A steady stream therefore waits ``debounce_ms`` at most, not until
-    the bus is quiet (which a steady stream never is), and a burst drains in few large
-    batches, whose compile costs less per event.
+    After its first event the batch stays open ``debounce_ms`` for more (a storm of edits to
+    one record compiles once); after that it grows only while events keep coming faster than
+    ``BACKLOG_EVENTS`` per ``_DRAIN_WINDOW_S``, up to ``max_batch`` events or
+    ``max_batch_wait_ms``. A steady stream therefore waits ``debounce_ms`` at most instead of
+    a quiet moment (which a steady stream never has), and a burst drains in few large batches.
 
     ``until_quiet`` (the event bridge, where each batch is a flow run): poll until the bus
     has been quiet for ``debounce_ms``, the batch is full, or it is ``max_batch_wait_ms`` old."""
@@ -109,9 +108,10 @@ def collect_batch(sub: Subscription, ev: EventSettings, stop: Event | None,
         return batch
     opened = time.monotonic()
     linger, max_wait = ev.debounce_ms / 1000, ev.max_batch_wait_ms / 1000
-    last = len(batch)
+    arrivals: list[tuple[float, int]] = [(opened, len(batch))]  # (when, how many) per poll
     while len(batch) < ev.max_batch and not (stop and stop.is_set()):
-        age = time.monotonic() - opened
+        now = time.monotonic()
+        age = now - opened
         left = max_wait - age
         if left <= 0:
             break
@@ -119,18 +119,18 @@ def collect_batch(sub: Subscription, ev: EventSettings, stop: Event | None,
             wait = linger
         elif age < linger:
             wait = linger - age
-        elif last >= BACKLOG_EVENTS:
-            wait = _DRAIN_WAIT_S
         else:
-            break  # at the live edge and past the linger: compile what there is
+            recent = sum(n for t, n in arrivals if t >= now - _DRAIN_WINDOW_S)
+            if recent < BACKLOG_EVENTS:
+                break  # a live stream, past the linger: compile what there is
+            wait = _DRAIN_WINDOW_S
         more = sub.poll(min(wait, left), ev.max_batch - len(batch))
         if not more:
             if until_quiet or age >= linger:
                 break
-            last = 0
             continue
         batch.extend(more)
-        last = len(more)
+        arrivals.append((time.monotonic(), len(more)))
     return batch
 
 

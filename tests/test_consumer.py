@@ -176,3 +176,7 @@ def test_a_steady_stream_is_batched_within_the_linger_and_a_backlog_drains_whole
     backlog = _ScriptedBus([0.0] * 5000 + [0.5 + i * 0.01 for i in range(100)])
     monkeypatch.setattr(consumer_mod, "time", backlog)
     assert len(collect_batch(backlog, ev, None, 1.0)) == 5000
+    # and so does a burst still being published (5,000 events/s, a few per poll)
+    flowing = _ScriptedBus([i * 0.0002 for i in range(4000)] + [1.5 + i * 0.01 for i in range(100)])
+    monkeypatch.setattr(consumer_mod, "time", flowing)
+    assert len(collect_batch(flowing, ev, None, 1.0)) == 4000

@@ -39,8 +39,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import retire
+
 STATE_DIR = ".folio"
 STAGE = "stage"
+RETIRED = "retired"  # replaced and removed files until the reaper frees them (retire.py)
 LOCK = "generation.lock"
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
 _JOURNAL_SQL = ("CREATE TABLE IF NOT EXISTS generation_journal "
@@ -186,7 +189,7 @@ def _move(stage: Path, wiki: Path, rel: str) -> None:
         src.rmdir()
         return
     try:
-        os.replace(src, dst)
+        retire.replace(src, dst, wiki / STATE_DIR / RETIRED)
     except FileNotFoundError:
         dst.parent.mkdir(parents=True, exist_ok=True)
         os.replace(src, dst)
@@ -200,14 +203,11 @@ def _apply(wiki: Path, db: sqlite3.Connection) -> int:
         if op == "move":
             _move(stage, wiki, rel)
         else:
-            try:
-                os.unlink(wiki / rel)
-            except FileNotFoundError:
-                pass
-            except IsADirectoryError:
-                shutil.rmtree(wiki / rel, ignore_errors=True)
+            retire.remove(wiki / rel, wiki / STATE_DIR / RETIRED)
     db.execute("DELETE FROM generation_journal")
     shutil.rmtree(stage, ignore_errors=True)
+    # the replaced and removed files' blocks are freed in the background (retire.py)
+    retire.release(wiki / STATE_DIR / RETIRED)
     return len(rows)
 
 

@@ -16,13 +16,17 @@ from urllib.parse import quote
 
 import yaml
 
-from compiler.atomic import remove_if_exists, write_atomic
+from compiler import retire
+from compiler.atomic import write_atomic
 from compiler.models import SourceRecord
 
 from .loader import MANIFEST
 from .record_json import SYSTEM, record_bytes
 
 RECORDS_DIR = "records"
+# replaced and deleted record files until the reaper frees them (compiler/retire.py); outside
+# records/, so never read as a record
+TRASH_DIR = ".folio-retired"
 _MAX_NAME = 120
 
 
@@ -87,6 +91,7 @@ class SiteCorpus:
         export or history must not roll a record back), a delete removes the file. Each key's
         file is read and written once, whatever the number of its changes."""
         written = unchanged = stale = deleted = 0
+        trash = self.root / TRASH_DIR
         for key, seq in changes.items():
             path = self.path_for(key)
             try:
@@ -104,7 +109,7 @@ class SiteCorpus:
                 else:
                     current, refused = record, False
             if current is None:
-                deleted += remove_if_exists(path) if old is not None else 0
+                deleted += retire.remove(path, trash) if old is not None else 0
             elif isinstance(current, bytes):  # the file as it was: every change was refused
                 stale += 1
             else:
@@ -115,8 +120,10 @@ class SiteCorpus:
                     else:
                         unchanged += 1
                     continue
-                write_atomic(path, data)
+                write_atomic(path, data, trash=trash if old is not None else None)
                 written += 1
+        if written or deleted:
+            retire.release(trash)
         return ApplyResult(written=written, deleted=deleted, unchanged=unchanged, stale=stale)
 
 

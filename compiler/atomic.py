@@ -29,11 +29,15 @@ def write_atomic(path: Path, data: bytes, durable: bool = False, mode: int = 0o6
     # per page, and those cost a fifth of each write.
     folder, name = os.path.split(os.fspath(path))
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(tmp, _CREATE, 0o644)
-    except FileNotFoundError:  # the folder is new: create it only then, not per page
-        os.makedirs(folder, exist_ok=True)
-        fd = os.open(tmp, _CREATE, 0o644)
+    # a parked file of the trash costs less than a new one (compiler/retire.py)
+    fd = retire.reuse(tmp, trash) if trash is not None and mode == 0o644 else None
+    reused = fd is not None
+    if fd is None:
+        try:
+            fd = os.open(tmp, _CREATE, 0o644)
+        except FileNotFoundError:  # the folder is new: create it only then, not per page
+            os.makedirs(folder, exist_ok=True)
+            fd = os.open(tmp, _CREATE, 0o644)
     try:
         try:
             if mode != 0o644:  # also fixes a stale temp file left with another mode
@@ -41,6 +45,8 @@ def write_atomic(path: Path, data: bytes, durable: bool = False, mode: int = 0o6
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            if reused:
+                retire.finish(fd, len(data))
             if durable:
                 os.fsync(fd)
         finally:

@@ -99,6 +99,7 @@ class Generation:
         shutil.rmtree(self.stage, ignore_errors=True)
         self.stage.mkdir(parents=True)
         self._stage_root = os.fspath(self.stage)
+        self._trash = os.fspath(wiki / STATE_DIR / RETIRED)
         self._wiki_root = os.fspath(wiki)
         self.written: set[str] = set()
         self.removed: set[str] = set()
@@ -107,15 +108,21 @@ class Generation:
     def write(self, rel: str, data: bytes) -> None:
         """Stage ``rel``. Safe in a forked worker too; the parent then calls :meth:`note`."""
         path = os.path.join(self._stage_root, rel)
-        try:
-            fd = os.open(path, _CREATE, 0o644)
-        except FileNotFoundError:  # the page type's folder is new: created once per type
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd = os.open(path, _CREATE, 0o644)
+        # a file an earlier generation retired costs less than a new one (retire.py)
+        fd = retire.reuse(path, self._trash)
+        reused = fd is not None
+        if fd is None:
+            try:
+                fd = os.open(path, _CREATE, 0o644)
+            except FileNotFoundError:  # the page type's folder is new: created once per type
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                fd = os.open(path, _CREATE, 0o644)
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            if reused:
+                retire.finish(fd, len(data))
         finally:
             os.close(fd)
         if os.getpid() == self._pid:

@@ -28,9 +28,12 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from .answers.coverage import (KIND_WORDS, asked_head, attribute_vocabulary, digits as _digits,
-                               keyword_query, names_in, share, unknown_names)
+                               head_phrase, keyword_query, names_in, share, typed_as,
+                               unknown_names, wiki_schema_groups)
+from .answers.lexicon import PHRASES as LEXICON_PHRASES, SYNONYM_GROUPS as LEXICON_GROUPS
 from .models import ACL, Claim, Principal
 from .state import State
 from .text import name_key
@@ -78,6 +81,7 @@ SYNONYM_GROUPS = (
     "deadline window", "equipment device hardware", "catalogue catalog sku code",
     "position title role job", "revenue sales turnover", "worth amount value",
     "plan tier level subscription", "loaner replacement substitute",
+    *LEXICON_GROUPS,
 )
 # multi-word phrases of questions rewritten to the word sources use
 PHRASES = (
@@ -88,6 +92,7 @@ PHRASES = (
     (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
     (re.compile(r"\bline of business\b", re.I), "industry"),
     (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
+    *LEXICON_PHRASES,
 )
 _TOKEN = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 KEY_LEN = 6  # stems are compared on their first 6 characters: response/respond, warranty/-ies
@@ -314,6 +319,8 @@ class Retriever:
         self._df: dict[tuple[str, str], int] = {}
         self.titles: dict[str, str] = {}
         self._named: set[str] = set()
+        # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
+        self.schema_words = wiki_schema_groups(_schema_page(state))
 
     # -- statistics ------------------------------------------------------------------------
     def _df_of(self, kind: str, term: str) -> int:
@@ -494,7 +501,7 @@ class Retriever:
         rows = []
         for eid, d in docs.items():
             for claim, status in d.claims:
-                fields = {"attribute": _attribute_counter([attribute_text(claim)])
+                fields = {"attribute": self._attribute_words(claim)
                           if claim.kind != "statement"
                           else Counter(),
                           "value": Counter(stems(claim.value)),
@@ -539,7 +546,8 @@ class Retriever:
         missing: set[tuple[str, str]] = set()
         present: set[tuple[str, str]] = set()
         for eid, claim, status, s, cov in scored:
-            typed = wanted is not None and bool(wanted.search(claim.value))
+            typed = wanted is not None and bool(wanted.search(claim.value) or claim.value_type in
+                                                  _TYPED_AS.get(id(wanted), ()))
             if typed and eid in near and claim.kind != "statement":
                 # a claim is read in the context of its page: "how long did the outage last"
                 # is answered by the outage ticket's "duration", which shares no word with it
@@ -573,6 +581,13 @@ class Retriever:
         entity_words = {t for n in named for t in docs[n].title}
         head = ([*terms] if keyword_query(question) else
                 [key(w) for w in asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)])
+        # the head noun of what is asked, the last word of its noun phrase, but not the
+        # entity's name: "oven *temperature*" is not answered by an oven count
+        # ("how many pallet spaces": what is counted, not the attribute, so not there)
+        phrase = [w for w in head_phrase(_rewrite(question), STOPWORDS | FRAME_WORDS,
+                                         keyword_query(question))
+                  if not all(key(t) in entity_words for t in tokens(w))]
+        noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
         # the names the question uses must be on the answer's page or a page it links:
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
         names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
@@ -584,7 +599,8 @@ class Retriever:
                            for d in near_pages) for n in names):
                 continue
             e.aspect = self._aspect(e.claim, terms, head, weight,
-                                    entity_words | set(docs[eid].title), wanted, docs[eid])
+                                    entity_words | set(docs[eid].title), wanted, docs[eid],
+                                    noun)
         evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: e.aspect is None)
         result.claims = evid[:k_claims]
         fit = [e for e in result.claims if not e.doubtful and e.aspect is not None]
@@ -593,9 +609,26 @@ class Retriever:
         result.unknown = unknown_names(question, self._known, STOPWORDS | FRAME_WORDS)
         # a question about a member of a family of attributes that the family lacks
         # ("severity 4", "government customers") is not answered by its siblings
-        result.answerable = (result.coverage >= MIN_COVERAGE and not (missing - present)
+        lacking = missing - present
+        best = max(fit, key=lambda e: e.context, default=None)
+        if best is not None and best.claim.subject in named:
+            # answered on the page the question names: a family elsewhere lacks nothing it
+            # asks ("on what date does the X agreement come up for renewal" is not a member
+            # missing from a linked deal's close/create dates)
+            lacking = {m for m in lacking if m[0] in named}
+        result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
                              and not result.unknown)
         return result
+
+    def _attribute_words(self, claim: Claim) -> Counter:
+        """A claim's attribute as it is matched: its words with its qualifiers, the source's
+        field name or label ("Warranty_Months__c"), and the schema's words for the attribute
+        (the base schema's and the wiki's own phrases: *battery runtime* is also "battery
+        life" where the corpus's schema.yaml says so), each once."""
+        c = _attribute_counter([attribute_text(claim), claim.field or ""])
+        for k in attribute_vocabulary(claim.attribute, key, self.schema_words):
+            c[k] = c[k] or 1
+        return c
 
     def _known(self, word: str) -> bool:
         k = key(word)
@@ -603,7 +636,8 @@ class Retriever:
 
     def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
                 weight: dict[str, float], entity: set[str],
-                wanted: re.Pattern | None, page: _PageDoc | None = None) -> float | None:
+                wanted: re.Pattern | None, page: _PageDoc | None = None,
+                noun: Sequence[str] = ()) -> float | None:
         """The share of the question's aspect (its words but its entity's name) this claim
         covers, or None when it does not answer what is asked: too little of the aspect, less
         than half of the asked head, or a statement without a value of the asked type."""
@@ -612,8 +646,11 @@ class Retriever:
         statement = claim.kind == "statement"
         fields = [Counter(stems(claim.value))]
         if not statement:
-            fields += [_attribute_counter([attribute_text(claim)]), Counter(stems(claim.quote))]
-        vocab = attribute_vocabulary(claim.attribute, key) if not statement else frozenset()
+            # the attribute with its qualifiers and the source's own field name or label
+            # ("Warranty_Months__c", "numberofemployees")
+            fields += [self._attribute_words(claim), Counter(stems(claim.quote))]
+        vocab = (attribute_vocabulary(claim.attribute, key, self.schema_words)
+                 if not statement else frozenset())
 
         def covered(t: str) -> float:
             if any(f[t] for f in fields) or t in vocab:
@@ -622,12 +659,13 @@ class Retriever:
                     SYNONYMS.get(t, frozenset()) & vocab):
                 return SYNONYM_WEIGHT
             shape = _KIND_KEYS.get(t)
-            return 1.0 if shape is not None and shape.search(_digits(claim.value)) else 0.0
+            return 1.0 if shape is not None and (shape.search(_digits(claim.value)) or typed_as(
+                shape, claim.value_type)) else 0.0
 
         aspect = [t for t in terms if t not in entity]
         got = share(aspect, covered, lambda t: weight.get(t, 1.0))
         if (page is not None and not statement and wanted is not None
-                and _shaped(wanted, claim.value)):
+                and _shaped(wanted, claim.value, claim.value_type)):
             # a value of the asked type is read in the context of its page: "how long did the
             # outage last" is answered by the outage ticket's "duration"
             on_page = share(aspect, lambda t: 1.0 if any(
@@ -640,7 +678,12 @@ class Retriever:
         nouns = [t for t in asked if t not in _KIND_KEYS] or asked
         if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns):
             return None
-        if wanted is not None and not _shaped(wanted, claim.value):
+        # … and its head noun itself: half of "oven temperature" is not enough when the half
+        # that is covered is the modifier (a word naming a kind of value, "number", "hours",
+        # is covered by a value of that shape or type)
+        if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
+            return None
+        if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
             return None
         # a sentence of prose shares words with many questions by chance: it answers only
         # when it covers most of what is asked
@@ -661,6 +704,26 @@ class Retriever:
                     out.setdefault(subject, set()).add(target)
                     out.setdefault(target, set()).add(subject)
         return out
+
+
+_COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
+
+
+def _schema_page(state: State) -> Path | None:
+    """The wiki's ``SCHEMA.md`` (its state lives in ``<wiki>/.folio/state.db``), if any."""
+    path = getattr(state, "path", None)
+    if not isinstance(path, Path):
+        return None
+    page = path.parent.parent / "SCHEMA.md"
+    return page if page.is_file() else None
+
+
+def _noun_keys(word: str) -> tuple[str, ...]:
+    """Keys a head noun is matched by: the word whole, hyphens dropped ("cut-off" is
+    "cutoff"), and its last part ("same-day" → "day")."""
+    parts = tokens(word)
+    whole = key("".join(parts))
+    return tuple(dict.fromkeys([whole, *(key(p) for p in parts[-1:])])) if parts else ()
 
 
 def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: set[str]) -> bool:
@@ -695,7 +758,9 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
         shared = set.intersection(*values) if len(values) > 1 else set()
         names = {key(t) for k, _ in quals for t in tokens(k)}
         slots |= set().union(*values) - shared - names
-    if not slots or slots & question:
+    # a slot is named by the word itself or one of its synonyms ("catalogue number" names the
+    # "code" of a "product code / product family" pair)
+    if not slots or slots & (question | {a for t in question for a in SYNONYMS.get(t, ())}):
         return False
     said = set(mine) | {key(t) for t in tokens(claim.value)}
     return bool(question - said - set(SYNONYMS))
@@ -770,6 +835,10 @@ _TYPES = (
     (re.compile(r"^\s*(who|whom)\b|\bwho (is|are|leads|owns|runs|approves)\b", re.I),
      re.compile(r"^[^\d]*[A-Z][^\d]*$")),
 )
+# the schema's value types that answer each kind of question (compiler/schema/model.py)
+_TYPED_AS = {id(_TYPES[0][1]): {"duration"}, id(_TYPES[1][1]): {"percent"},
+             id(_TYPES[2][1]): {"number", "money", "percent", "duration"},
+             id(_TYPES[3][1]): {"date", "datetime"}}
 ENTITY_BOOST = 1.5  # a claim on a page the question names
 ENTITY_MISS = 0.5  # … on a page neither named nor linked to one that is
 NEAR_MISS = 0.3  # a claim whose attribute family lacks the value the question asks about
@@ -777,11 +846,13 @@ TYPE_BOOST = 2.0  # a claim whose value has the shape the question asks for
 TYPE_MISS = 0.6  # … and one whose value has not
 
 
-def _shaped(wanted: re.Pattern, value: str) -> bool:
+def _shaped(wanted: re.Pattern, value: str, value_type: str | None = None) -> bool:
     """The value has the shape the question asks for (number words read as digits; a "when"
-    is also answered by a duration: "30 days after the trip")."""
+    is also answered by a duration: "30 days after the trip"), or the schema's type of its
+    attribute has it ("NET 45" of a duration-typed *payment terms* answers "how many days")."""
     v = _digits(value)
-    return bool(wanted.search(v) or (wanted is _TYPES[3][1] and _TYPES[0][1].search(v)))
+    return bool(wanted.search(v) or (wanted is _TYPES[3][1] and _TYPES[0][1].search(v))
+                or (value_type is not None and value_type in _TYPED_AS.get(id(wanted), ())))
 
 
 def answer_type(question: str) -> re.Pattern | None:

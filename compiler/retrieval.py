@@ -514,6 +514,8 @@ class Retriever:
                 lengths.append(dl)
         avg_claim = sum(lengths) / max(len(lengths), 1)
         wanted = answer_type(question)
+        # "how many" counts things: a price is a number but not a count of anything
+        self._counting = bool(_HOW_MANY.search(question)) and wanted is _TYPES[2][1]
         top_page = max(page_score.values()) or 1.0
         # what the rest of a page covers, numbers excepted: "severity 4" is not answered by a
         # claim about severity 2 on a page that mentions "4 hours" elsewhere
@@ -544,6 +546,7 @@ class Retriever:
                           if words and all(d.title[t] for t in words)}
         qset = set(terms)
         missing: set[tuple[str, str]] = set()
+        named_family: set[tuple[str, str]] = set()
         present: set[tuple[str, str]] = set()
         for eid, claim, status, s, cov in scored:
             typed = wanted is not None and bool(wanted.search(claim.value) or claim.value_type in
@@ -567,6 +570,10 @@ class Retriever:
                 s *= NEAR_MISS
                 if _asks_missing_slot(claim, qset):
                     missing.add((eid, claim.attribute))
+                    # the question says two or more of the family's words ("return window",
+                    # "severity … response time"): it asks for a member wherever the family is
+                    if sum(w in qset for w in set(stems(claim.attribute, True))) >= 2:
+                        named_family.add((eid, claim.attribute))
             elif claim.kind in ("field", "fact"):
                 present.add((eid, claim.attribute))  # e.g. the member with the asked qualifier
             # coverage first: a claim that answers the whole question beats one that
@@ -611,11 +618,13 @@ class Retriever:
         # ("severity 4", "government customers") is not answered by its siblings
         lacking = missing - present
         best = max(fit, key=lambda e: e.context, default=None)
-        if best is not None and best.claim.subject in named:
-            # answered on the page the question names: a family elsewhere lacks nothing it
-            # asks ("on what date does the X agreement come up for renewal" is not a member
-            # missing from a linked deal's close/create dates)
-            lacking = {m for m in lacking if m[0] in named}
+        if best is not None:
+            # a family on a page neither the answer's nor named by the question, of which the
+            # question says one word, lacks nothing it asks ("on what date does the X agreement come up for renewal" is not a member
+            # missing from a linked deal's close/create dates, "a Gold account's stand-in
+            # device" not one missing from every account's manager/type)
+            lacking = {m for m in lacking if m[0] in named or m[0] == best.claim.subject
+                       or m in named_family}
         result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
                              and not result.unknown)
         return result
@@ -685,6 +694,9 @@ class Retriever:
             return None
         if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
             return None
+        if getattr(self, "_counting", False) and (claim.value_type == "money"
+                                                  or _MONEY.search(claim.value)):
+            return None
         # a sentence of prose shares words with many questions by chance: it answers only
         # when it covers most of what is asked
         need = MIN_ASPECT_STATEMENT if statement else MIN_ASPECT
@@ -707,6 +719,9 @@ class Retriever:
 
 
 _COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.I)
+_MONEY = re.compile(r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|chf|sek|dollars?|euros?|pounds?)\b|"
+                    r"\b(?:usd|eur|gbp|chf|sek)\s*\d", re.I)
 
 
 def _schema_page(state: State) -> Path | None:

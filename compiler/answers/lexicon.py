@@ -33,4 +33,6 @@ PHRASES = (
     # a product's end of life is its retirement, not how long its battery lasts
     (re.compile(r"\bend[- ]of[- ](?:life|support|sale)\b", re.I), "retirement"),
     (re.compile(r"\bkeeps?\s+(?:going|running|working)\b", re.I), "runs"),
+    # a lease, contract or licence that runs out expires (not "who runs the depot")
+    (re.compile(r"\b(?:run|runs|ran|running)\s+out\b", re.I), "expires"),
 )

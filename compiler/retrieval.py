@@ -594,6 +594,8 @@ class Retriever:
         phrase = [w for w in head_phrase(_rewrite(question), STOPWORDS | FRAME_WORDS,
                                          keyword_query(question))
                   if not all(key(t) in entity_words for t in tokens(w))]
+        while len(phrase) > 1 and phrase[-1] in GENERIC_HEADS:
+            phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
         noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
         # the names the question uses must be on the answer's page or a page it links:
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
@@ -719,6 +721,9 @@ class Retriever:
 
 
 _COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
+# nouns that name the role of an answer, not its content: the word before them is the head
+GENERIC_HEADS = frozenset("step steps process procedure rule rules requirement "
+                          "requirements detail details information info way ways".split())
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.I)
 _MONEY = re.compile(r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|chf|sek|dollars?|euros?|pounds?)\b|"
                     r"\b(?:usd|eur|gbp|chf|sek)\s*\d", re.I)

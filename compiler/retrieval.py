@@ -447,7 +447,15 @@ class Retriever:
         parts = split_question(question)
         if len(parts) < 2:
             return self._retrieve(question, k_pages, k_claims)
-        subs = [self._retrieve(p, k_pages, k_claims) for p in parts]
+        subs: list[Retrieval] = []
+        for p in parts:
+            if subs and _ANAPHOR.search(p) and not self._alias_pages(p):
+                # "…, and what is *that product's* code?": the thing an earlier clause named
+                # or answered with
+                antecedent = self._antecedent(subs[-1])
+                if antecedent:
+                    p = _ANAPHOR.sub(antecedent, p, count=1)
+            subs.append(self._retrieve(p, k_pages, k_claims))
         merged = Retrieval(question=question, terms=list(dict.fromkeys(
             t for r in subs for t in r.terms)), titles=self.titles)
         for r in subs:
@@ -458,6 +466,21 @@ class Retriever:
         merged.clauses = len(subs)
         merged.answerable = all(r.answerable for r in subs)
         return merged
+
+    def _antecedent(self, r: Retrieval) -> str:
+        """What a later clause's "it", "them", "that account" refers to: the page an earlier
+        clause's answer links to ("which product does the renewal cover" → the product), or
+        else the page it named."""
+        if r.answerable and r.claims:
+            best = r.claims[0].claim
+            for m in best.mentions:
+                if m.entity in self.titles:
+                    return self.titles[m.entity]
+        named = [n for n in self._named_of(r) if n in self.titles]
+        return self.titles[named[0]] if named else ""
+
+    def _named_of(self, r: Retrieval) -> list[str]:
+        return sorted(self._alias_pages(r.question))
 
     def _retrieve(self, question: str, k_pages: int, k_claims: int) -> Retrieval:
         terms = question_terms(question)
@@ -652,8 +675,8 @@ class Retriever:
         """The share of the question's aspect (its words but its entity's name) this claim
         covers, or None when it does not answer what is asked: too little of the aspect, less
         than half of the asked head, or a statement without a value of the asked type."""
-        if claim.kind == "reference" or (claim.kind == "field" and claim.attribute == "name"):
-            return None  # a link or a page's own name says nothing the question asks
+        if says_nothing(claim):
+            return None
         statement = claim.kind == "statement"
         fields = [Counter(stems(claim.value))]
         if not statement:
@@ -722,11 +745,20 @@ class Retriever:
 
 _COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
 # nouns that name the role of an answer, not its content: the word before them is the head
+LINKS_TO = "links to"  # the attribute of a bare wikilink (compiler/extract)
 GENERIC_HEADS = frozenset("step steps process procedure rule rules requirement "
                           "requirements detail details information info way ways".split())
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.I)
 _MONEY = re.compile(r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|chf|sek|dollars?|euros?|pounds?)\b|"
                     r"\b(?:usd|eur|gbp|chf|sek)\s*\d", re.I)
+
+
+def says_nothing(claim: Claim) -> bool:
+    """A bare link or a page's own name says nothing a question asks; a reference of a named
+    attribute does ("which account does Dana work for": her *account*, "which component does
+    the ticket affect": its *component*)."""
+    return (claim.kind == "reference" and claim.attribute == LINKS_TO) or (
+        claim.kind == "field" and claim.attribute == "name")
 
 
 def _schema_page(state: State) -> Path | None:
@@ -809,6 +841,12 @@ def _asks_missing_slot(claim: Claim, question: set[str]) -> bool:
 
 _CLAUSE = re.compile(r"\s*(?:,|;|\band\b|\balso\b)\s+(?=(?:who|what|when|where|which|how|"
                      r"is|are|does|do|can)\b)", re.I)
+
+
+# a later clause's reference to what an earlier one is about
+_ANAPHOR = re.compile(r"\b(?:(?:that|this|the same|the)\s+(?:account|product|company|customer|"
+                      r"deal|opportunity|device|site|team|person|contact|ticket|policy)(?:'s)?|"
+                      r"them|they|their|it|its)\b", re.I)
 
 
 def split_question(question: str) -> list[str]:

@@ -8,6 +8,8 @@ The corpus is invented here (a kiln maker nobody tuned on)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from compiler.answers.ask import ask
@@ -37,6 +39,11 @@ types:
       steward:
         type: text
         phrases: [tended by]
+  contact:
+    attributes:
+      studio:
+        type: reference
+        target: account
 """
 
 PAGES = {
@@ -81,6 +88,16 @@ Account type: Direct
 
 Clayhouse Studio buys two kilns a year.
 """,
+    "nell.md": """---
+title: Nell Varga
+type: contact
+---
+
+# Nell Varga
+
+Studio: [[Clayhouse Studio]]
+Email: nell@clayhouse.example
+""",
     "repairs.md": """---
 title: Kiln Repair Policy
 type: policy
@@ -95,14 +112,30 @@ Kilns under repair are collected by the service van.
 }
 
 
+# one Jira issue whose component is the Ember Kiln: a reference claim of a named attribute
+JIRA = {"startAt": 0, "maxResults": 50, "total": 1, "issues": [{
+    "id": "30007", "key": "KLN-7",
+    "self": "https://kilns.atlassian.net/rest/api/2/issue/30007",
+    "fields": {
+        "summary": "Door seal cracked after a glaze firing",
+        "issuetype": {"name": "Bug"}, "project": {"key": "KLN", "name": "Kiln Service"},
+        "status": {"name": "Open"}, "components": [{"id": "1", "name": "Ember Kiln"}],
+        "created": "2026-10-01T08:00:00.000+0000", "updated": "2026-10-02T08:00:00.000+0000",
+        "description": "The door seal cracked during the second firing of the day.",
+    }}]}
+
+
 @pytest.fixture(scope="module")
 def state(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     root = tmp_path_factory.mktemp("kilns")
     corpus = root / "corpus"
     (corpus / "wiki").mkdir(parents=True)
+    (corpus / "jira").mkdir()
     (corpus / "sources.yaml").write_text(
         "tenant: kilns\nsources:\n  - path: wiki\n    system: markdown\n"
-        "    instance: intranet\n", encoding="utf-8")
+        "    instance: intranet\n  - path: jira\n    system: jira\n"
+        "    instance: kilns.atlassian.net\n", encoding="utf-8")
+    (corpus / "jira" / "search-page-1.json").write_text(json.dumps(JIRA), encoding="utf-8")
     (corpus / "schema.yaml").write_text(SCHEMA, encoding="utf-8")
     for name, text in PAGES.items():
         (corpus / "wiki" / name).write_text(text, encoding="utf-8")
@@ -173,6 +206,19 @@ def test_a_family_elsewhere_of_which_one_word_is_asked_lacks_nothing(state) -> N
     # a missing member of because it says "account"
     _answers(state, "How quickly does a studio account get a loaner kiln while theirs is "
              "repaired?", "2 days")
+
+
+def test_a_reference_of_a_named_attribute_answers(state) -> None:  # noqa: ANN001
+    # a bare wikilink never answers, but a ticket's *component* is what it is about
+    _answers(state, "Which component does KLN-7 affect?", "Ember Kiln")
+    _answers(state, "Which studio does Nell Varga work for?", "Clayhouse Studio")
+
+
+def test_a_later_clause_refers_to_what_an_earlier_one_answered(state) -> None:  # noqa: ANN001
+    result = ask(state, "Which component does KLN-7 affect, and what is its part number?",
+                 None, "offline")
+    assert result.found
+    assert "Ember Kiln" in result.text() and "EK-552" in result.text()
 
 
 def test_the_head_phrase_of_keyword_queries_and_questions() -> None:

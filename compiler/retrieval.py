@@ -33,6 +33,7 @@ from pathlib import Path
 from .answers.coverage import (KIND_WORDS, asked_head, attribute_vocabulary, digits as _digits,
                                head_phrase, keyword_query, names_in, share, typed_as,
                                unknown_names, wiki_schema_groups)
+from .answers.lexicon import ATTRIBUTE_GROUPS
 from .answers.lexicon import PHRASES as LEXICON_PHRASES, SYNONYM_GROUPS as LEXICON_GROUPS
 from .models import ACL, Claim, Principal
 from .state import State
@@ -165,6 +166,18 @@ def _synonyms() -> dict[str, frozenset[str]]:
 
 
 SYNONYMS = _synonyms()
+
+
+def _groups(groups: Iterable[str]) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for group in groups:
+        keys = {key(w) for w in group.split()}
+        for k in keys:
+            out.setdefault(k, set()).update(keys - {k})
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+ATTRIBUTE_SYNONYMS = _groups(ATTRIBUTE_GROUPS)
 _KIND_KEYS = {key(w): shape for w, shape in KIND_WORDS.items()}
 SYNONYM_WEIGHT = 0.7
 
@@ -260,9 +273,19 @@ class _PageDoc:
     claims: list[tuple[Claim, str]]
 
 
+class _Attribute(Counter):
+    """An attribute's words, and the lexicon's words for them (``aliases``), which match a
+    question's word itself only: "owner" asks an account manager, but "lead" (a synonym of
+    manager) does not ask a product owner."""
+
+    aliases: frozenset[str] = frozenset()
+
+
 def _tf(counts: Counter, term: str) -> float:
     """A term's frequency, its synonyms counting at a discount."""
     tf = float(counts[term])
+    if not tf and term in getattr(counts, "aliases", ()):
+        return 1.0
     for alt in SYNONYMS.get(term, ()):
         if counts[alt]:
             tf += SYNONYM_WEIGHT * counts[alt]
@@ -659,9 +682,12 @@ class Retriever:
         field name or label ("Warranty_Months__c"), and the schema's words for the attribute
         (the base schema's and the wiki's own phrases: *battery runtime* is also "battery
         life" where the corpus's schema.yaml says so), each once."""
-        c = _attribute_counter([attribute_text(claim), claim.field or ""])
+        c = _Attribute(_attribute_counter([attribute_text(claim), claim.field or ""]))
         for k in attribute_vocabulary(claim.attribute, key, self.schema_words):
             c[k] = c[k] or 1
+        # … and the lexicon's words for those words ("life" for a runtime, "owner" for a
+        # manager), matched by the question's own word only
+        c.aliases = frozenset(alt for k in c for alt in ATTRIBUTE_SYNONYMS.get(k, ())) - set(c)
         return c
 
     def _known(self, word: str) -> bool:
@@ -687,7 +713,7 @@ class Retriever:
                  if not statement else frozenset())
 
         def covered(t: str) -> float:
-            if any(f[t] for f in fields) or t in vocab:
+            if any(f[t] or t in getattr(f, "aliases", ()) for f in fields) or t in vocab:
                 return 1.0
             if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
                     SYNONYMS.get(t, frozenset()) & vocab):
@@ -812,7 +838,8 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
         slots |= set().union(*values) - shared - names
     # a slot is named by the word itself or one of its synonyms ("catalogue number" names the
     # "code" of a "product code / product family" pair)
-    if not slots or slots & (question | {a for t in question for a in SYNONYMS.get(t, ())}):
+    if not slots or slots & (question | {a for t in question for a in (
+            *SYNONYMS.get(t, ()), *ATTRIBUTE_SYNONYMS.get(t, ()))}):
         return False
     said = set(mine) | {key(t) for t in tokens(claim.value)}
     return bool(question - said - set(SYNONYMS))

@@ -173,6 +173,7 @@ def test_a_value_of_the_asked_type_by_the_schema_answers(state) -> None:  # noqa
     ("How long does the Spark Glaze Dryer keep going without mains power?", "5 hours"),
     ("What is the catalogue number of the Ember Kiln?", "EK-552"),
     ("Who looks after the Clayhouse Studio account?", "Tomas Berg"),
+    ("clayhouse studio account owner", "Tomas Berg"),
 ])
 def test_generic_paraphrases_are_bridged(state, question: str,  # noqa: ANN001
                                          value: str) -> None:

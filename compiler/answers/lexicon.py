@@ -14,16 +14,20 @@ from __future__ import annotations
 
 import re
 
-# groups of words a question may use for one another (matched at a discount)
-SYNONYM_GROUPS = (
-    "runtime life endurance autonomy run",  # how long something lasts on its own supply
+# groups of words a question may use for one another's in an attribute's name (not in free
+# text, where "managed service" is no manager): "battery *life*" asks a *battery runtime*,
+# "account *owner*" an *account manager*, "catalogue *number*" a *product code*
+ATTRIBUTE_GROUPS = (
+    "runtime life endurance autonomy run",
     "class category classification",
-    "manager rep representative",
+    "manager owner rep representative",
     "code number id identifier",
     "catalogue catalog part article sku",
-    "pay payment settle settlement",
+    "payment settlement",
     "interval frequency schedule cadence",
 )
+# groups matched everywhere (question, attribute, value and text)
+SYNONYM_GROUPS: tuple[str, ...] = ()
 # multi-word phrases of questions rewritten to the words sources use
 PHRASES = (
     (re.compile(r"\b(?:without|off|away from)\s+(?:the\s+)?(?:mains|wall|grid|external)"

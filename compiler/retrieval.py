@@ -342,6 +342,7 @@ class Retriever:
         self._df: dict[tuple[str, str], int] = {}
         self.titles: dict[str, str] = {}
         self._named: set[str] = set()
+        self._asks_who = False
         # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
         self.schema_words = wiki_schema_groups(_schema_page(state))
 
@@ -561,6 +562,7 @@ class Retriever:
         avg_claim = sum(lengths) / max(len(lengths), 1)
         wanted = answer_type(question)
         # "how many" counts things: a price is a number but not a count of anything
+        self._asks_who = bool(_WHO.search(question))
         self._counting = bool(_HOW_MANY.search(question)) and wanted is _TYPES[2][1]
         top_page = max(page_score.values()) or 1.0
         # what the rest of a page covers, numbers excepted: "severity 4" is not answered by a
@@ -745,9 +747,13 @@ class Retriever:
             return None
         if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
             return None
-        if getattr(self, "_counting", False) and (claim.value_type == "money"
-                                                  or _MONEY.search(claim.value)):
-            return None
+        if getattr(self, "_counting", False) and (
+                claim.value_type in ("money", "date", "datetime") or _MONEY.search(claim.value)
+                or _CLOCK.search(claim.value)):
+            return None  # "how many docks" is not answered by a price, a date or dock hours
+        if self._asks_who and claim.kind == "reference" and not any(
+                m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions):
+            return None  # "who signed the pilot" is not answered by the pilot's product
         # a sentence of prose shares words with many questions by chance: it answers only
         # when it covers most of what is asked
         need = MIN_ASPECT_STATEMENT if statement else MIN_ASPECT
@@ -774,6 +780,14 @@ _COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
 LINKS_TO = "links to"  # the attribute of a bare wikilink (compiler/extract)
 GENERIC_HEADS = frozenset("step steps process procedure rule rules requirement "
                           "requirements detail details information info way ways".split())
+# value types of the schema that never name someone
+_NOT_NAMES = frozenset("enum number money percent duration date datetime boolean".split())
+_CLOCK = re.compile(r"\b\d{1,2}:\d\d\b|\d{4}-\d\d-\d\d")
+_WHO = re.compile(r"^\s*(?:who|whom)\b|\bwho(?:'s|\s+is|\s+are|\s+was)?\b", re.I)
+# page types a "who" question may be answered with a link to (people, teams, organisations)
+AGENT_TYPES = frozenset("contact person people user employee staff team department group "
+                        "account customer organisation organization company vendor supplier "
+                        "partner owner".split())
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.I)
 _MONEY = re.compile(r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|chf|sek|dollars?|euros?|pounds?)\b|"
                     r"\b(?:usd|eur|gbp|chf|sek)\s*\d", re.I)
@@ -935,6 +949,8 @@ def _shaped(wanted: re.Pattern, value: str, value_type: str | None = None) -> bo
     """The value has the shape the question asks for (number words read as digits; a "when"
     is also answered by a duration: "30 days after the trip"), or the schema's type of its
     attribute has it ("NET 45" of a duration-typed *payment terms* answers "how many days")."""
+    if wanted is _TYPES[4][1] and value_type in _NOT_NAMES:
+        return False  # "who manages the account" is not answered by its account *type*
     v = _digits(value)
     return bool(wanted.search(v) or (wanted is _TYPES[3][1] and _TYPES[0][1].search(v))
                 or (value_type is not None and value_type in _TYPED_AS.get(id(wanted), ())))

@@ -41,8 +41,11 @@ _DATE = re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b(january|february|march|april|may
                    r"thursday|friday|saturday|sunday)\b", re.I)
 _PERCENT = re.compile(r"\d\s*%|\bpercent", re.I)
 _RANGE = re.compile(r"\d\s*(?:\S{0,3}\s*)(?:to|-|–|and)\s*-?\s*\d", re.I)
-for _words, _shape in (("period duration length time term window days hours months years "
+# "time" is a duration ("lead time") or a time of day ("what time is the last dispatch")
+_TIME = re.compile(_DURATION.pattern + r"|\d{1,2}:\d\d", re.I)
+for _words, _shape in (("period duration length term window days hours months years "
                         "weeks minutes", _DURATION),
+                       ("time", _TIME),
                        ("number amount count total figure quantity size value price cost "
                         "fee rate level", _NUMBER),
                        ("date deadline", _DATE),
@@ -56,6 +59,7 @@ for _words, _shape in (("period duration length time term window days hours mont
 # duration in days; "III" is a device class, no number)
 _TYPED: dict[int, frozenset[str]] = {
     id(_DURATION): frozenset({"duration"}),
+    id(_TIME): frozenset({"duration", "datetime"}),
     id(_NUMBER): frozenset({"number", "money", "percent", "duration"}),
     id(_DATE): frozenset({"date", "datetime"}),
     id(_PERCENT): frozenset({"percent"}),
@@ -146,6 +150,8 @@ def names_in(question: str, stopwords: frozenset[str]) -> list[str]:
             continue
         if len(word) < 2 or word.isdigit() or word.lower() in ("i", "i'm", "i'd", "i've"):
             continue
+        if _acronym(word):
+            continue  # "MDR class", "SKU", "SLA": an abbreviation of common words, not a name
         out.append(word)
     return out
 
@@ -154,6 +160,10 @@ def unknown_names(question: str, known: Callable[[str], bool],
                   stopwords: frozenset[str]) -> list[str]:
     """The question's names that the wiki never uses: names of things it does not know."""
     return [w for w in names_in(question, stopwords) if not known(w)]
+
+
+def _acronym(word: str) -> bool:
+    return word.isupper() and word.isalpha() and len(word) <= 5
 
 
 _QUESTION_WORD = re.compile(r"\b(?:what|what's|which|who|who's|whom|whose|when|where|why|how)\b|"

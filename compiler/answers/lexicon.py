@@ -30,6 +30,12 @@ ATTRIBUTE_GROUPS = (
 SYNONYM_GROUPS: tuple[str, ...] = ()
 # multi-word phrases of questions rewritten to the words sources use
 PHRASES = (
+    # abbreviations of units ("hrs on battery", "24 mins")
+    (re.compile(r"\bhrs?\b\.?", re.I), "hours"),
+    (re.compile(r"\bmins\b\.?", re.I), "minutes"),
+    (re.compile(r"\bsecs?\b\.?", re.I), "seconds"),
+    (re.compile(r"\byrs?\b\.?", re.I), "years"),
+    (re.compile(r"\bwks?\b\.?", re.I), "weeks"),
     (re.compile(r"\b(?:without|off|away from)\s+(?:the\s+)?(?:mains|wall|grid|external)"
                 r"(?:\s+(?:power|electricity|supply|socket))?\b|\bunplugged\b|\bcordless\b",
                 re.I), "on battery"),

@@ -343,6 +343,7 @@ class Retriever:
         self.titles: dict[str, str] = {}
         self._named: set[str] = set()
         self._asks_who = False
+        self._asked_pages: set[str] = set()
         # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
         self.schema_words = wiki_schema_groups(_schema_page(state))
 
@@ -563,6 +564,7 @@ class Retriever:
         wanted = answer_type(question)
         # "how many" counts things: a price is a number but not a count of anything
         self._asks_who = bool(_WHO.search(question))
+        self._asked_pages = set(self._named)
         self._counting = bool(_HOW_MANY.search(question)) and wanted is _TYPES[2][1]
         top_page = max(page_score.values()) or 1.0
         # what the rest of a page covers, numbers excepted: "severity 4" is not answered by a
@@ -751,6 +753,9 @@ class Retriever:
                 claim.value_type in ("money", "date", "datetime") or _MONEY.search(claim.value)
                 or _CLOCK.search(claim.value)):
             return None  # "how many docks" is not answered by a price, a date or dock hours
+        if (claim.kind == "reference" or claim.value_type == "reference") and claim.mentions \
+                and all(m.entity in self._asked_pages for m in claim.mentions):
+            return None  # a link back to what the question names restates it, never answers
         if self._asks_who and claim.kind == "reference" and not any(
                 m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions):
             return None  # "who signed the pilot" is not answered by the pilot's product

@@ -98,6 +98,7 @@ type: contact
 
 Studio: [[Clayhouse Studio]]
 Email: nell@clayhouse.example
+Contact role: buyer
 """,
     "pottersyard.md": """---
 title: Potters Yard
@@ -108,6 +109,15 @@ type: account
 
 Account type: Wholesale
 Settlement terms: NET 60
+""",
+    "omar.md": """---
+title: Omar Reyes
+type: contact
+---
+
+# Omar Reyes
+
+Studio: [[Potters Yard]]
 """,
     "repairs.md": """---
 title: Kiln Repair Policy
@@ -208,6 +218,8 @@ def test_generic_paraphrases_are_bridged(state, question: str,  # noqa: ANN001
     # "who" is not answered by a category (an enum) nor by a link to a product
     "Who manages the Potters Yard account?",
     "Who fixed KLN-7?",
+    # a contact's link to the studio the question names restates it, it does not answer
+    "Who manages the studio Potters Yard?",
     # the end of a product's life is not how long its battery lasts (a guard: "life" is
     # a word for a battery's runtime in the lexicon)
     "When will the Spark Glaze Dryer reach end of life?",

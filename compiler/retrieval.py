@@ -672,9 +672,10 @@ class Retriever:
         best = max(fit, key=lambda e: e.context, default=None)
         if best is not None:
             # a family on a page neither the answer's nor named by the question, of which the
-            # question says one word, lacks nothing it asks ("on what date does the X agreement come up for renewal" is not a member
-            # missing from a linked deal's close/create dates, "a Gold account's stand-in
-            # device" not one missing from every account's manager/type)
+            # question says one word, lacks nothing it asks ("on what date does the X
+            # agreement come up for renewal" is not a member missing from a linked deal's
+            # close/create dates, "a Gold account's stand-in device" not one missing from
+            # every account's manager/type)
             lacking = {m for m in lacking if m[0] in named or m[0] == best.claim.subject
                        or m in named_family}
         result.answerable = (result.coverage >= MIN_COVERAGE and not lacking

@@ -15,6 +15,7 @@ resolve, render). Order of work, and why:
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -172,6 +173,10 @@ class _Compile:
         # page folders whose mtime to note once applied (bundle_watch); None: not signed
         self.remember_folders: set[str] | None = None
         self._created: set[str] = set()  # pages that had no file before this compile
+        # pages whose claim rows were stored again (statuses reset): never skipped unrendered
+        self._restored: set[str] = set()
+        # digest of each queued page's render inputs, stored once it is rendered
+        self._inputs: dict[str, str] = {}
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -420,6 +425,9 @@ class _Compile:
                         if old[1] != f.rel:
                             st.set_record_file(item.key, f.rel)
                         continue
+                    if not item.record_json:  # parse_file: "unchanged", yet it is not
+                        raise CompileError(f"{f.rel}: record {item.id}: its stored digest "
+                                           "changed during the compile")
                     changed.append(item.key)
                     decls[item.key] = item.declaration
                     batch.append(item)
@@ -546,6 +554,9 @@ class _Compile:
                 for js in old.keys() ^ new.keys():
                     dirty |= old.get(js) or new[js]
                 st.drop_claims_of(key)
+                # every claim of the record is stored anew, its status reset: their pages are
+                # rendered even if their inputs read the same (which sets the statuses again)
+                self._restored.update(c.subject for c in claims)
             else:
                 for c in claims:
                     dirty.add(c.subject)
@@ -589,6 +600,10 @@ class _Compile:
         what index.md shows of them now and their rendered pages, in order."""
         st, report = self.state, self.report
         entities, claims, linking, previous = st.page_inputs(wave)
+        # a dirty page whose inputs are those it was last rendered from renders the same bytes
+        # (a record's edit dirties every page its claims mention; most show only its name)
+        skip = not (report.full_rebuild or report.schema_changed)
+        rendered_from = st.input_digests(wave) if skip else {}
         listed = st.index_rows_of(wave)
         names = st.entity_names({s for subs in linking.values() for s in subs})
         jobs: list[PageJob] = []
@@ -606,10 +621,15 @@ class _Compile:
             backlinks = sorted(
                 ((s, names[s]) for s in linking.get(eid, ()) if s in names),
                 key=lambda kv: (kv[1].lower(), kv[0]))
-            if eid not in previous:
-                self._created.add(eid)
             sign = signing is not None and (
                 signing.resign_all or not self.files.exists(bundle_name(eid)))
+            inputs = _input_digest(entities[eid], claims[eid], backlinks, self._synthesis.get(eid))
+            if (skip and rendered_from.get(eid) == inputs and not sign
+                    and eid not in self._restored and self.files.exists(f"{eid}.md")):
+                continue
+            self._inputs[eid] = inputs
+            if eid not in previous:
+                self._created.add(eid)
             jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
                                 previous.get(eid), str(md_path),
                                 self._synthesis.get(eid), sign))
@@ -620,6 +640,7 @@ class _Compile:
         """Write one wave's rendered pages (only those whose bytes changed) and their rows."""
         st, report = self.state, self.report
         pages, statuses, conflicts, search, index_lines = [], [], [], [], []
+        inputs: list[tuple[str, str]] = []
         for page in results:
             report.pages_rendered += 1
             if page.files is not None:
@@ -645,7 +666,9 @@ class _Compile:
             statuses += page.statuses
             conflicts += page.conflicts
             search += page.search_rows
+            inputs.append((page.entity_id, self._inputs.pop(page.entity_id)))
         st.put_rendered(pages, statuses, conflicts, search, index_lines)
+        st.set_input_digests(inputs)
 
     def _refuse_foreign_pages(self, dirty: set[str]) -> None:
         """A page new to this wiki whose path already holds a file: someone else's (pages a
@@ -770,6 +793,19 @@ class _Compile:
         """Pages a crash could leave half-updated; the next run re-renders them."""
         previous = set(self._pending())
         write_atomic(self.pending_path, json.dumps(sorted(dirty | previous)).encode(), durable=True)
+
+
+def _input_digest(entity_json: str, claim_jsons: list[str], backlinks: list[tuple[str, str]],
+                  synthesis: list | None) -> str:
+    """What a page is rendered from (the policy, schema and page format are the config's:
+    a change of those renders every page): equal digests, equal page bytes."""
+    h = hashlib.sha256(entity_json.encode())
+    for js in sorted(claim_jsons):
+        h.update(b"\0")
+        h.update(js.encode())
+    h.update(b"\1")
+    h.update(json.dumps([backlinks, synthesis], ensure_ascii=False).encode())
+    return h.hexdigest()
 
 
 def _waves(keys: list[str]) -> Iterator[list[str]]:

@@ -71,6 +71,7 @@ CREATE TABLE IF NOT EXISTS claims_fts_rows (
 CREATE TABLE IF NOT EXISTS page_bundles (
     entity_id TEXT PRIMARY KEY, bucket TEXT NOT NULL, sha256 TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS page_bundles_by_bucket ON page_bundles(bucket);
+CREATE TABLE IF NOT EXISTS page_input_digests (entity_id TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS root_subjects (
     name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, files INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(key UNINDEXED, text);
@@ -95,7 +96,7 @@ _WITH_RECORD = "claims c JOIN records r ON r.key = c.record_key"
 
 _RESETTABLE = (
     "files", "file_errors", "records", "declarations", "names", "entities", "claims", "mentions", "conflicts",
-    "records_fts", "claims_fts", "records_fts_rows", "claims_fts_rows",
+    "records_fts", "claims_fts", "records_fts_rows", "claims_fts_rows", "page_input_digests",
 )
 
 
@@ -737,8 +738,24 @@ class State:
         self.db.execute("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?,?,?)",
                         (entity_id, path, sha, sidecar_sha, etype, title, summary))
 
+    def input_digests(self, ids: Sequence[str]) -> dict[str, str]:
+        """entity id → digest of what its page was last rendered from (see
+        ``set_input_digests``); pages rendered before digests were kept have none."""
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(ids)):
+            q = ("SELECT entity_id, sha256 FROM page_input_digests "
+                 f"WHERE entity_id IN ({','.join('?' * len(chunk))})")
+            out.update(self.db.execute(q, chunk))
+        return out
+
+    def set_input_digests(self, rows: Sequence[tuple[str, str]]) -> None:
+        """(entity id, digest of its render's inputs): an incremental compile renders a dirty
+        page again only when these differ."""
+        self.db.executemany("INSERT OR REPLACE INTO page_input_digests VALUES (?, ?)", rows)
+
     def drop_page(self, entity_id: str) -> None:
         self.db.execute("DELETE FROM pages WHERE entity_id=?", (entity_id,))
+        self.db.execute("DELETE FROM page_input_digests WHERE entity_id=?", (entity_id,))
         self.db.execute("DELETE FROM page_index WHERE entity_id=?", (entity_id,))
         self._unindex_claims(entity_id)
         self.db.execute("DELETE FROM conflicts WHERE subject=?", (entity_id,))

@@ -81,6 +81,11 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
                 message=f"record text is {too_big:,} bytes, above FOLIO_MAX_RECORD_TEXT_BYTES "
                         f"({limit:,}); not compiled"))
             continue
+        if stored.get(r.key) == r.sha256:
+            # the stored record is this one: the parent only notes that it was read (an
+            # edited file is parsed whole, and most of its records are unchanged)
+            out.append(_unchanged_row(r))
+            continue
         tier = policy.freshness_tier(r)
         out.append(RecordRow(
             key=r.key, id=r.id, sha256=r.sha256, version=r.version,
@@ -93,6 +98,13 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
                              if backend and stored.get(r.key) != r.sha256 else None),
         ))
     return out
+
+
+def _unchanged_row(r: SourceRecord) -> RecordRow:
+    """A record the state holds with this digest: its key, id and digest, nothing to store."""
+    return RecordRow(key=r.key, id=r.id, sha256=r.sha256, version=r.version, file="",
+                     declaration=None, record_json="", fts_text="",  # type: ignore[arg-type]
+                     tier="", max_age_days=0, extraction_json=None)
 
 
 def _extracted_row(x: ExtractedRecord, rel: str) -> RecordRow:

@@ -1,0 +1,86 @@
+"""An incremental compile does work in proportion to what changed (issue 24, target 3): a dirty
+page whose render inputs did not change is not rendered again, and the records of an edited
+file that did not change are not carried back from the parse as whole rows. What it writes stays
+exactly what a clean rebuild writes (tests/test_incremental.py)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from compiler.build import compile_wiki, wiki_state
+from compiler.policy import load_policy
+from compiler.steps import parse_file
+from compiler.workers import CONTEXT
+from connectors.loader import discover, load_manifest, read_input
+
+from test_incremental import ACME, assert_same_wiki
+
+TODAY = "2026-11-21"
+
+
+def _edit_return_policy_sentence(corpus: Path) -> None:
+    """A sentence of a record whose claims mention other pages: those pages show only the
+    record's page as a backlink, and the edit changes nothing they show."""
+    doc = corpus / "handbook" / "returns-handling.md"
+    text = doc.read_text()
+    assert "Return Policy" in text
+    doc.write_text(text + "\nThe checklist was reviewed again in November.\n")
+
+
+def test_pages_that_only_mention_an_edited_record_are_not_rendered_again(tmp_path: Path) -> None:
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    st = wiki_state(wiki)
+    try:
+        key = next(k for k in st.all_record_keys() if k.endswith("returns-handling"))
+        _, touched = st.claim_touch_set(key)
+    finally:
+        st.close()
+    assert len(touched) > 1, "the edited record's claims must mention other pages"
+
+    _edit_return_policy_sentence(corpus)
+    report = compile_wiki(corpus, wiki, today=TODAY)
+    assert report.records_extracted == 1
+    assert report.written == ["process/returns-handling"]
+    # every page its claims touch was dirty; only the one whose inputs changed was rendered
+    assert report.pages_rendered == 1
+
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today=TODAY, full=True)
+    assert_same_wiki(wiki, clean)
+
+
+def test_a_page_rendered_from_the_same_inputs_is_rendered_again_when_its_file_is_gone(
+        tmp_path: Path) -> None:
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    (wiki / "policy" / "return-policy.md").unlink()
+    _edit_return_policy_sentence(corpus)
+    report = compile_wiki(corpus, wiki, today=TODAY)
+    assert "policy/return-policy" in report.written
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today=TODAY, full=True)
+    assert_same_wiki(wiki, clean)
+
+
+def test_unchanged_records_of_an_edited_file_come_back_from_the_parse_without_their_rows(
+        tmp_path: Path) -> None:
+    manifest = load_manifest(ACME)
+    files, _ = discover(ACME, manifest)
+    f = next(f for f in files if f.rel.endswith("pol.json"))
+    item = (f.rel, read_input(f, 1 << 30), f.source, manifest.tenant)
+    CONTEXT.clear()
+    CONTEXT.update({"policy": load_policy(ACME / "authority.yaml"), "backend": None,
+                    "stored": {}})
+    fresh = parse_file(item)
+    assert len(fresh) > 1 and all(r.record_json for r in fresh)
+    # the state holds the first record as read: the rest changed
+    CONTEXT["stored"] = {fresh[0].key: fresh[0].sha256, fresh[1].key: "another digest"}
+    again = parse_file(item)
+    assert [(r.key, r.sha256) for r in again] == [(r.key, r.sha256) for r in fresh]
+    assert again[0].record_json == "" and again[0].declaration is None
+    assert again[1:] == fresh[1:]
+    CONTEXT.clear()

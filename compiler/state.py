@@ -71,6 +71,9 @@ CREATE TABLE IF NOT EXISTS claims_fts_rows (
 CREATE TABLE IF NOT EXISTS page_bundles (
     entity_id TEXT PRIMARY KEY, bucket TEXT NOT NULL, sha256 TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS page_bundles_by_bucket ON page_bundles(bucket);
+CREATE TABLE IF NOT EXISTS item_digests (
+    file TEXT NOT NULL, digest TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL,
+    sha256 TEXT NOT NULL, PRIMARY KEY (file, digest)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS page_input_digests (entity_id TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS root_subjects (
     name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, files INTEGER NOT NULL);
@@ -97,6 +100,7 @@ _WITH_RECORD = "claims c JOIN records r ON r.key = c.record_key"
 _RESETTABLE = (
     "files", "file_errors", "records", "declarations", "names", "entities", "claims", "mentions", "conflicts",
     "records_fts", "claims_fts", "records_fts_rows", "claims_fts_rows", "page_input_digests",
+    "item_digests",
 )
 
 
@@ -248,7 +252,25 @@ class State:
 
     def drop_file(self, path: str) -> None:
         self.db.execute("DELETE FROM files WHERE path=?", (path,))
+        self.db.execute("DELETE FROM item_digests WHERE file=?", (path,))
         self.db.execute("DELETE FROM file_errors WHERE path=?", (path,))
+
+    def item_digests(self, files: Iterable[str]) -> dict[str, dict[str, tuple[str, str, str]]]:
+        """file → {payload object digest → (record key, id, sha256)} of its last parse
+        (connectors._common.ItemMemo)."""
+        out: dict[str, dict[str, tuple[str, str, str]]] = {}
+        for chunk in _chunks(list(files)):
+            q = ("SELECT file, digest, key, id, sha256 FROM item_digests "
+                 f"WHERE file IN ({','.join('?' * len(chunk))})")
+            for file, digest, key, rid, sha in self.db.execute(q, chunk):
+                out.setdefault(file, {})[digest] = (key, rid, sha)
+        return out
+
+    def set_item_digests(self, path: str, rows: Sequence[tuple[str, str, str, str]]) -> None:
+        """Replace the file's (object digest, record key, id, sha256) rows."""
+        self.db.execute("DELETE FROM item_digests WHERE file=?", (path,))
+        self.db.executemany("INSERT OR REPLACE INTO item_digests VALUES (?,?,?,?,?)",
+                            [(path, *r) for r in rows])
 
     def set_file_errors(self, path: str, errors_json: Sequence[str]) -> None:
         self.db.execute("DELETE FROM file_errors WHERE path=?", (path,))

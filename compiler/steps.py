@@ -6,8 +6,10 @@ does every database and file write, in input order."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from connectors import _common as connector_common
+from connectors._common import ItemMemo, KnownItem
 from connectors.base import ExtractedRecord, RecordError
 from connectors.loader import SourceConfig
 from connectors.registry import get_connector
@@ -58,6 +60,8 @@ class RecordRow(NamedTuple):
     # None: not extracted here (the backend is not fork-safe: the parent extracts; or the
     # record is unchanged and needs no extraction)
     extraction_json: str | None
+    # digest of the payload object it was built from (connectors._common.ItemMemo), if any
+    item_digest: str | None = None
 
 
 def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | RecordError]:
@@ -65,10 +69,31 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
     rel, data, source, tenant = item
     policy, backend, stored = CONTEXT["policy"], CONTEXT.get("backend"), CONTEXT.get("stored", {})
     limit = CONTEXT.get("max_record_text_bytes", DEFAULT_MAX_RECORD_TEXT_BYTES)
+    items = CONTEXT.get("items")  # None: this compile keeps no memo of payload objects
+    memo = None if items is None else ItemMemo(
+        items.get(rel, {}), stored, f"{rel}\0{source.model_dump_json()}\0{tenant}\0{limit}")
+    connector_common.ITEM_MEMO = memo
+    try:
+        out = _parse_records(rel, data, source, tenant, policy, backend, stored, limit)
+    finally:
+        connector_common.ITEM_MEMO = None
+    if memo is not None and memo.digests:
+        out = [r._replace(item_digest=memo.digests.get(r.key)) if isinstance(r, RecordRow)
+               else r for r in out]
+    return out
+
+
+def _parse_records(rel: str, data: bytes, source: SourceConfig, tenant: str, policy: Any,
+                   backend: Any, stored: dict[str, str], limit: int) -> list[RecordRow | RecordError]:
     out: list[RecordRow | RecordError] = []
     for r in get_connector(source.system).parse(rel, data, source, tenant):
         if isinstance(r, RecordError):
             out.append(r)
+            continue
+        if isinstance(r, KnownItem):
+            out.append(RecordRow(key=r.key, id=r.id, sha256=r.sha256, version="", file="",
+                                 declaration=None, record_json="",  # type: ignore[arg-type]
+                                 fts_text="", tier="", max_age_days=0, extraction_json=None))
             continue
         if isinstance(r, ExtractedRecord):
             out.append(_extracted_row(r, rel))

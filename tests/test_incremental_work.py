@@ -84,3 +84,77 @@ def test_unchanged_records_of_an_edited_file_come_back_from_the_parse_without_th
     assert again[0].record_json == "" and again[0].declaration is None
     assert again[1:] == fresh[1:]
     CONTEXT.clear()
+
+
+def _compile_counting(monkeypatch, module, corpus: Path, wiki: Path) -> tuple[object, int]:
+    """Compile in this process (one worker), counting the records ``module`` builds."""
+    from compiler.settings import FolioSettings
+
+    calls = []
+    real = module._record
+    monkeypatch.setattr(module, "_record", lambda *a, **k: calls.append(1) or real(*a, **k))
+    report = compile_wiki(corpus, wiki, FolioSettings(workers=1), today=TODAY)
+    monkeypatch.setattr(module, "_record", real)
+    return report, len(calls)
+
+
+def _assert_equals_clean(corpus: Path, wiki: Path, tmp_path: Path) -> None:
+    clean = tmp_path / "clean"
+    shutil.rmtree(clean, ignore_errors=True)
+    compile_wiki(corpus, clean, today=TODAY, full=True)
+    assert_same_wiki(wiki, clean)
+
+
+def test_an_edited_export_builds_again_only_the_objects_that_changed(
+        tmp_path: Path, monkeypatch) -> None:
+    from connectors import confluence
+
+    from test_incremental import edit_policy
+
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    edit_policy(corpus, 0, 45)  # one page of the three in pol.json
+    report, built = _compile_counting(monkeypatch, confluence, corpus, wiki)
+    assert report.records_extracted == 1
+    assert built == 1
+    _assert_equals_clean(corpus, wiki, tmp_path)
+
+
+def test_what_the_rest_of_the_document_says_rebuilds_every_object(
+        tmp_path: Path, monkeypatch) -> None:
+    """Jira's ``names`` (how custom fields are called) is outside the issues list."""
+    import json
+
+    from connectors import jira
+
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    path = corpus / "jira" / "search-page-1.json"
+    doc = json.loads(path.read_text())
+    doc["names"]["customfield_10050"] = "Client"
+    path.write_text(json.dumps(doc, indent=2))
+    report, built = _compile_counting(monkeypatch, jira, corpus, wiki)
+    assert built == len(doc["issues"])
+    _assert_equals_clean(corpus, wiki, tmp_path)
+
+
+def test_a_share_row_rebuilds_the_record_it_grants_on(tmp_path: Path, monkeypatch) -> None:
+    """Salesforce share rows are other rows of the file: the record they grant on changes."""
+    import json
+
+    from connectors import salesforce
+
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    path = corpus / "salesforce" / "prod" / "opportunities.json"
+    doc = json.loads(path.read_text())
+    target = doc["records"][0]["Id"]
+    doc["records"].append({"attributes": {"type": "OpportunityShare"}, "OpportunityId": target,
+                           "UserOrGroupId": "0055g00000CarolAAB"})
+    path.write_text(json.dumps(doc, indent=2))
+    report, built = _compile_counting(monkeypatch, salesforce, corpus, wiki)
+    assert (report.records_extracted, built) == (1, 1)
+    _assert_equals_clean(corpus, wiki, tmp_path)

@@ -15,7 +15,6 @@ resolve, render). Order of work, and why:
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -56,7 +55,7 @@ from .settings import FolioSettings
 from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
-from .steps import claims_differ
+from .steps import claims_differ, input_digest
 from .steps import reextract as reextract_step
 from .steps import render as render_step
 from .wiki_owner import (FolderGuardError, foreign_page_files, foreign_pages_error, guard,
@@ -170,13 +169,12 @@ class _Compile:
         self._aggregates: dict[str, str] = {}
         # every file this compile writes or removes, staged until it commits (staging.py)
         self.files = Generation(out)
+        self._out_str = os.fspath(out)
         # page folders whose mtime to note once applied (bundle_watch); None: not signed
         self.remember_folders: set[str] | None = None
         self._created: set[str] = set()  # pages that had no file before this compile
         # pages whose claim rows were stored again (statuses reset): never skipped unrendered
         self._restored: set[str] = set()
-        # digest of each queued page's render inputs, stored once it is rendered
-        self._inputs: dict[str, str] = {}
 
     def tiebreak_of(self, rule: str) -> str:
         return self.policy.rule_named(rule).tiebreak
@@ -581,15 +579,15 @@ class _Compile:
             raise CompileError(f"refusing unsafe page name {eid!r}")
         return f"{eid}.md", f"{eid}.claims.json"
 
-    def _page_paths(self, eid: str) -> tuple[Path, Path]:
+    def _page_paths(self, eid: str) -> tuple[str, str]:
         md_rel, sc_rel = self._page_rels(eid)
-        return self.out / md_rel, self.out / sc_rel
+        return os.path.join(self._out_str, md_rel), os.path.join(self._out_str, sc_rel)
 
     def _render(self, dirty: set[str], signing: SigningPlan | None) -> None:
         ids = sorted(dirty)
         self.progress.phase("render", len(ids))
         signing = signing if signing is not None and signing.in_render else None
-        context = {"tiebreak_of": self.tiebreak_of, "signing": signing}
+        context = {"tiebreak_of": self.tiebreak_of, "signing": signing, "stage": self.files}
         with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
             waves = ((wave, *self._page_jobs(wave, signing, run)) for wave in _waves(ids))
@@ -599,6 +597,9 @@ class _Compile:
 
     def _write_page_file(self, rel: str, data: bytes) -> None:
         self.files.write(rel, data)
+
+    def _note_page_file(self, rel: str, _: bytes) -> None:
+        self.files.note(rel)
 
     def _page_jobs(self, wave: list[str], signing: SigningPlan | None, run: Runner
                    ) -> tuple[dict[str, tuple[str, str, str]], Iterator[RenderedPage]]:
@@ -629,16 +630,18 @@ class _Compile:
                 key=lambda kv: (kv[1].lower(), kv[0]))
             sign = signing is not None and (
                 signing.resign_all or not self.files.exists(bundle_name(eid)))
-            inputs = _input_digest(entities[eid], claims[eid], backlinks, self._synthesis.get(eid))
-            if (skip and rendered_from.get(eid) == inputs and not sign
-                    and eid not in self._restored and self.files.exists(f"{eid}.md")):
-                continue
-            self._inputs[eid] = inputs
+            inputs = None  # a full build has nothing to compare: the workers digest them
+            if skip:
+                inputs = input_digest(entities[eid], claims[eid], backlinks,
+                                      self._synthesis.get(eid))
+                if (rendered_from.get(eid) == inputs and not sign
+                        and eid not in self._restored and self.files.exists(f"{eid}.md")):
+                    continue
             if eid not in previous:
                 self._created.add(eid)
             jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
                                 previous.get(eid), str(md_path),
-                                self._synthesis.get(eid), sign))
+                                self._synthesis.get(eid), sign, inputs))
         return listed, run(render_step, jobs, batched=True)
 
     def _store_pages(self, results: Iterable[RenderedPage],
@@ -649,14 +652,16 @@ class _Compile:
         inputs: list[tuple[str, str]] = []
         for page in results:
             report.pages_rendered += 1
+            # a worker process may have staged the files itself (steps._staged): noted here
+            put = self._note_page_file if page.staged else self._write_page_file
             if page.files is not None:
                 md_rel, sc_rel = self._page_rels(page.entity_id)
-                self._write_page_file(md_rel, page.files[0])
-                self._write_page_file(sc_rel, page.files[1])
+                put(md_rel, page.files[0])
+                put(sc_rel, page.files[1])
                 report.pages_written += 1
                 report.written.append(page.entity_id)
             if page.bundle is not None:
-                self._write_page_file(bundle_name(page.entity_id), page.bundle)
+                put(bundle_name(page.entity_id), page.bundle)
                 self._signed[page.entity_id] = page.bundle_sha256
             pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
                           page.sidecar_sha256, page.type, page.title, page.summary))
@@ -672,7 +677,7 @@ class _Compile:
             statuses += page.statuses
             conflicts += page.conflicts
             search += page.search_rows
-            inputs.append((page.entity_id, self._inputs.pop(page.entity_id)))
+            inputs.append((page.entity_id, page.inputs_sha256))
         st.put_rendered(pages, statuses, conflicts, search, index_lines)
         st.set_input_digests(inputs)
 
@@ -799,19 +804,6 @@ class _Compile:
         """Pages a crash could leave half-updated; the next run re-renders them."""
         previous = set(self._pending())
         write_atomic(self.pending_path, json.dumps(sorted(dirty | previous)).encode(), durable=True)
-
-
-def _input_digest(entity_json: str, claim_jsons: list[str], backlinks: list[tuple[str, str]],
-                  synthesis: list | None) -> str:
-    """What a page is rendered from (the policy, schema and page format are the config's:
-    a change of those renders every page): equal digests, equal page bytes."""
-    h = hashlib.sha256(entity_json.encode())
-    for js in sorted(claim_jsons):
-        h.update(b"\0")
-        h.update(js.encode())
-    h.update(b"\1")
-    h.update(json.dumps([backlinks, synthesis], ensure_ascii=False).encode())
-    return h.hexdigest()
 
 
 def _waves(keys: list[str]) -> Iterator[list[str]]:

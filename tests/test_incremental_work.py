@@ -158,3 +158,31 @@ def test_a_share_row_rebuilds_the_record_it_grants_on(tmp_path: Path, monkeypatc
     report, built = _compile_counting(monkeypatch, salesforce, corpus, wiki)
     assert (report.records_extracted, built) == (1, 1)
     _assert_equals_clean(corpus, wiki, tmp_path)
+
+
+def test_worker_processes_stage_the_pages_they_render(tmp_path: Path, monkeypatch) -> None:
+    """The parent stores every page's rows; the workers that render the pages also create
+    their files in the stage (the parent only notes them), and the wiki is the same."""
+    from compiler import staging
+    from compiler.settings import FolioSettings
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ACME, corpus)
+    by_parent: list[str] = []
+    real = staging.Generation.write
+
+    def write(self, rel: str, data: bytes) -> None:  # noqa: ANN001
+        if not self.in_worker():
+            by_parent.append(rel)
+        real(self, rel, data)
+
+    monkeypatch.setattr(staging.Generation, "write", write)
+    wiki = tmp_path / "parallel"
+    report = compile_wiki(corpus, wiki, FolioSettings(workers=2, parallel_min_items=1),
+                          today=TODAY)
+    assert report.pages_written > 20
+    page_files = [rel for rel in by_parent if "/" in rel and not rel.startswith("dbom-root")]
+    assert page_files == []
+    serial = tmp_path / "serial"
+    compile_wiki(corpus, serial, FolioSettings(workers=1), today=TODAY)
+    assert_same_wiki(wiki, serial)

@@ -98,7 +98,7 @@ def _env() -> dict[str, str]:
 
 
 def _folio(*args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-c", "import sys; from compiler.cli import app; sys.argv[0] = 'folio'; app()", *args]
+    cmd = [sys.executable, "-c", "import sys; from pipelines.folio_cli import app; sys.argv[0] = 'folio'; app()", *args]
     return subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=str(REPO), check=False)
 
 

@@ -27,10 +27,14 @@ def render_cmd(
     SCHEMA.md, signed like the wiki (check it with `folio verify --wiki DIR`). Pages it may
     not see leave no trace: no file, title, link target or count."""
     from .audience import AudienceError, render_audience
-    from .cli import _open
+    from .build import wiki_state
     from .provenance.signers import SigningError
     path = Path(wiki)
-    state = _open(path)
+    try:
+        state = wiki_state(path)
+    except FileNotFoundError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from exc
     from .answers.guard import served
 
     served(path, state, None)  # a vault is signed anew: never from a state the wiki contradicts

@@ -34,6 +34,7 @@ from . import __version__
 from .okf import OKF_VERSION
 from .atomic import remove_if_exists, write_atomic
 from .canonical import content_id, sha256_hex
+from .compile_context import CompileError
 from .directory import DirectoryError, load_directory
 from .extract import Extraction, ExtractionFailed, get_backend
 from .models import SCHEMA_VERSION, Entity, SourceRecord
@@ -73,10 +74,6 @@ _BYTES_PER_RECORD = 1_500  # rough size of one exported record, to size the work
 _CLAIM_LAYOUT = "schema-1"
 
 T = TypeVar("T")
-
-
-class CompileError(RuntimeError):
-    """The compile could not run at all (bad manifest or policy, wiki locked)."""
 
 
 class Progress:

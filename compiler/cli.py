@@ -1,4 +1,6 @@
-"""``folio``: the command line. Thin: parse options, call the compiler, print."""
+"""The compiler's commands of ``folio`` (compile, query, show, lint, export, schemas, and those
+its subpackages register). Thin: parse options, call the compiler, print. The ``folio`` app
+that adds the connectors' and pipelines' commands is composed above, in pipelines/folio_cli.py."""
 
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ from rich.table import Table
 
 from .progress_bars import PhaseBars
 
-from . import __version__
 from .cli_base import folio_typer, plural
 from .build import CompileError, CompileReport, compile_wiki, wiki_state
 from .answers.guard import served
@@ -25,10 +26,7 @@ from .settings import FolioSettings
 
 EXIT_REJECTED = 3
 
-app = folio_typer(
-    help="Folio compiles enterprise sources (CMS pages, tickets, CRM records) into a "
-    "provenance-tracked, authority-resolved, incrementally maintained markdown wiki.",
-)
+app = folio_typer(help="The compiler's commands (the root of `folio` is pipelines/folio_cli.py).")
 export_app = folio_typer(help="Export compiled knowledge in stable machine formats.")
 app.add_typer(export_app, name="export")
 
@@ -57,22 +55,6 @@ def _principal(state, who: str | None, groups: list[str] | None):  # noqa: ANN00
                   "(directory.yaml); answering as one with no groups, so everything "
                   "restricted stays hidden", markup=False, highlight=False, soft_wrap=True)
     return principal(state, who, groups)
-
-
-def _version(value: bool) -> None:
-    if value:
-        out.print(f"folio {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def main(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="print the version and exit")] = False,
-) -> None:
-    """Folio: knowledge compiled once and kept current."""
-
-
 
 
 SUMMARY_NOTE = (
@@ -298,7 +280,7 @@ def lint(
 WIDE = 120  # columns from which a table shows record keys whole; narrower, a list
 
 
-def _print_findings(findings) -> None:  # noqa: ANN001 - lint.Finding, imported lazily
+def _print_findings(findings) -> None:  # noqa: ANN001 - lint_report.Finding, imported lazily
     """A table on a wide terminal; else (and piped) one block per finding, every record key
     whole on its line: a table at 80 columns cut them mid-word."""
     if out.is_terminal and out.width >= WIDE:
@@ -359,7 +341,7 @@ def schemas(
 
 
 def _register_provenance() -> None:
-    from .provenance.commands import register
+    from .provenance_cli import register
     from .store.cli import register as register_store
 
     register(app)
@@ -384,17 +366,6 @@ def _open(wiki: Path):  # noqa: ANN202 - State, imported lazily
         raise typer.Exit(1) from exc
 
 
-from connectors.cli import register as _register_event_commands  # noqa: E402 - after app exists
-
-_register_event_commands(app)
-
-from pipelines.cli import register as _register_pipeline_commands  # noqa: E402
-
-_register_pipeline_commands(app)
-
 from .serve.cli import register as _register_serve_commands  # noqa: E402
 
 _register_serve_commands(app)
-
-if __name__ == "__main__":  # `python -m compiler.cli`: every command registered by now
-    app(prog_name="folio")

@@ -22,43 +22,13 @@ import re
 from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, Field
-
+from .lint_report import Finding, LintReport, UnmappedAttribute
 from .models import Claim
+from .privacy_check import undetermined_privacy
 from .state import State
 
 _LINK = re.compile(r"(?<!\\)\[\[([^\]|\\#]+)(?:#[^\]|\\]*)?(?:\\?\|[^\]]*)?\]\]")
-
-
-class Finding(BaseModel):
-    severity: Literal["error", "warning"]
-    code: str
-    page: str | None = None
-    message: str
-    claims: list[str] = []
-    sources: list[str] = []
-
-
-class UnmappedAttribute(BaseModel):
-    attribute: str
-    claims: int
-    pages: int
-    example: str = Field(description="a page that states it")
-
-
-class LintReport(BaseModel):
-    findings: list[Finding]
-    unmapped: list[UnmappedAttribute] = []
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "error")
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "warning")
 
 
 def _surface_only(claims: list[Claim]) -> bool:
@@ -176,8 +146,6 @@ def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
     findings += _stale(state, now)
     findings += _stale_answers(state)
-    from .privacy_check import undetermined_privacy  # it imports Finding from here
-
     findings += undetermined_privacy(state)
     return LintReport(findings=findings, unmapped=unmapped_attributes(state))
 

@@ -12,7 +12,7 @@ import json
 
 from connectors.privacy import UNDETERMINED
 
-from .lint import Finding
+from .lint_report import Finding
 from .models import ACL
 from .state import State
 

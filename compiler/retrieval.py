@@ -10,9 +10,10 @@ Pure ranking over what the compile state holds, as one principal may see it:
    over its own fields plus its page's name; a page also gains a share of the score of pages
    it links to or is linked from (wikilinks and shared entities), so that a question spanning
    two pages finds both;
-3. a question is answered only when the best evidence covers enough of the question's weight
-   (IDF-weighted share of its content words found in one claim and its page's name): a
-   calibrated threshold (benchmarks/answer_bench.py), not a count of shared words.
+3. a question is answered only when a claim covers what it asks, not only whom it is about
+   (compiler/answers/coverage.py: the asked aspect and head, the answer type, the names it
+   uses), and that claim covers enough of the question's weight (IDF-weighted share of its
+   content words found in the claim and its page's name; benchmarks/answer_bench.py).
 
 Nothing here is tuned to one corpus: stems, stop words of questions and an alias lookup of the
 question's phrases (so "Platform Engineering" finds the Platform Team page) are generic.
@@ -28,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .answers.coverage import (KIND_WORDS, asked_head, attribute_vocabulary, digits as _digits,
+                               keyword_query, names_in, share, unknown_names)
 from .models import ACL, Claim, Principal
 from .state import State
 from .text import name_key
@@ -56,7 +59,7 @@ FRAME_WORDS = frozenset(
 # question's word also matches the others of its group, at a discount.
 SYNONYM_GROUPS = (
     "cost price pricing fee charge", "client customer", "login logon signin sign sso",
-    "boss manager head lead", "employee staff headcount worker workforce",
+    "boss manager head lead run", "employee staff headcount worker workforce",
     "deal opportunity", "refund reimbursement reimburse", "fail failure error broken",
     "outage incident downtime", "begin start effective", "owner owns responsible",
     "bug defect", "contract agreement", "firm company organisation organization",
@@ -99,7 +102,11 @@ PAGE_IN_CLAIM = 0.35  # share of its page's score added to a claim's own
 PAGE_CONTEXT = 0.5  # share of its page's coverage of the question a claim is credited with
 CONTEXT_SCORE = 0.5  # a typed claim on a top page scores at least this share of its best
 # abstain when the best claim with its page's name covers less of the question than this
-MIN_COVERAGE = 0.42
+MIN_COVERAGE = 0.2
+# … or when no claim covers this share of the asked aspect (the question's words but its
+# entity's name: compiler/answers/coverage.py)
+MIN_ASPECT = 0.01
+MIN_ASPECT_STATEMENT = 0.5
 _CLAIM_CANDIDATES = 1500
 _PAGE_CANDIDATES = 120  # pages scored in full: those of the best-matching claims
 _RECORD_CANDIDATES = 200
@@ -153,6 +160,7 @@ def _synonyms() -> dict[str, frozenset[str]]:
 
 
 SYNONYMS = _synonyms()
+_KIND_KEYS = {key(w): shape for w, shape in KIND_WORDS.items()}
 SYNONYM_WEIGHT = 0.7
 
 
@@ -171,11 +179,15 @@ def stems(text: str, drop_stopwords: bool = False) -> list[str]:
     return out
 
 
-def question_terms(question: str) -> list[str]:
-    """Content keys of the question, in order, once each."""
+def _rewrite(question: str) -> str:
     for pattern, repl in PHRASES:
         question = pattern.sub(repl, question)
-    return list(dict.fromkeys(stems(question, drop_stopwords=True)))
+    return question
+
+
+def question_terms(question: str) -> list[str]:
+    """Content keys of the question, in order, once each."""
+    return list(dict.fromkeys(stems(_rewrite(question), drop_stopwords=True)))
 
 
 def _fts_term(term: str) -> str:
@@ -210,6 +222,7 @@ class Evidence:
     coverage: float  # share of the question's weight the claim (and its page's name) covers
     context: float = 0.0  # … counting part of what the rest of its page covers
     doubtful: bool = False  # about another entity than the question names, or a near miss
+    aspect: float | None = None  # share of the asked aspect it covers; None: not an answer
 
 
 @dataclass
@@ -229,6 +242,7 @@ class Retrieval:
     answerable: bool = False
     titles: dict[str, str] = field(default_factory=dict)
     clauses: int = 1  # a question of several clauses is answered clause by clause
+    unknown: list[str] = field(default_factory=list)  # names in the question the wiki lacks
 
 
 @dataclass
@@ -517,6 +531,10 @@ class Retriever:
         # another entity is not an answer ("warranty of Acme Analytics" is not Acme Edge's)
         named = self._named & set(docs)
         around = named | {o for n in named for o in links.get(n, ())}
+        # a page whose name holds a named page's name is about it ("Globex - Edge Expansion")
+        asked_names = {n: [t for t in docs[n].title if t in terms] for n in named}
+        named_in_title = {eid for eid, d in docs.items() for n, words in asked_names.items()
+                          if words and all(d.title[t] for t in words)}
         qset = set(terms)
         missing: set[tuple[str, str]] = set()
         present: set[tuple[str, str]] = set()
@@ -533,7 +551,7 @@ class Retriever:
                 s *= TYPE_BOOST if typed else TYPE_MISS
             # off the question's entity: on another page, not stating anything about it
             off_entity = bool(named) and eid not in named and not any(
-                m.entity in named for m in claim.mentions)
+                m.entity in named for m in claim.mentions) and eid not in named_in_title
             if named:
                 s *= ENTITY_BOOST if eid in named else 1.0 if eid in around else ENTITY_MISS
             miss = _near_miss(claim, docs[eid].claims, qset)
@@ -550,13 +568,84 @@ class Retriever:
                                  off_entity or miss))
         order = {"winner": 0, "contested": 1, "overruled": 2}
         evid.sort(key=lambda e: (-e.score, order.get(e.status, 3), e.claim.id))
+        # evidence that covers what is asked (not only whom it is about) comes first, and only
+        # such evidence answers (compiler/answers/coverage.py)
+        entity_words = {t for n in named for t in docs[n].title}
+        head = ([*terms] if keyword_query(question) else
+                [key(w) for w in asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)])
+        # the names the question uses must be on the answer's page or a page it links:
+        # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
+        names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
+                 if k not in entity_words]
+        for e in evid[:k_claims * 2]:
+            eid = e.claim.subject
+            near_pages = [docs[eid], *(docs[o] for o in links.get(eid, ()) if o in docs)]
+            if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
+                           for d in near_pages) for n in names):
+                continue
+            e.aspect = self._aspect(e.claim, terms, head, weight,
+                                    entity_words | set(docs[eid].title), wanted, docs[eid])
+        evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: e.aspect is None)
         result.claims = evid[:k_claims]
-        fit = [e for e in result.claims if not e.doubtful]
+        fit = [e for e in result.claims if not e.doubtful and e.aspect is not None]
         result.coverage = max((e.context for e in fit), default=0.0)
+        # a capitalised word the wiki never uses names something it does not know
+        result.unknown = unknown_names(question, self._known, STOPWORDS | FRAME_WORDS)
         # a question about a member of a family of attributes that the family lacks
         # ("severity 4", "government customers") is not answered by its siblings
-        result.answerable = result.coverage >= MIN_COVERAGE and not (missing - present)
+        result.answerable = (result.coverage >= MIN_COVERAGE and not (missing - present)
+                             and not result.unknown)
         return result
+
+    def _known(self, word: str) -> bool:
+        k = key(word)
+        return bool(self._df_of("page", k) or self._df_of("record", k))
+
+    def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
+                weight: dict[str, float], entity: set[str],
+                wanted: re.Pattern | None, page: _PageDoc | None = None) -> float | None:
+        """The share of the question's aspect (its words but its entity's name) this claim
+        covers, or None when it does not answer what is asked: too little of the aspect, less
+        than half of the asked head, or a statement without a value of the asked type."""
+        if claim.kind == "reference" or (claim.kind == "field" and claim.attribute == "name"):
+            return None  # a link or a page's own name says nothing the question asks
+        statement = claim.kind == "statement"
+        fields = [Counter(stems(claim.value))]
+        if not statement:
+            fields += [_attribute_counter([attribute_text(claim)]), Counter(stems(claim.quote))]
+        vocab = attribute_vocabulary(claim.attribute, key) if not statement else frozenset()
+
+        def covered(t: str) -> float:
+            if any(f[t] for f in fields) or t in vocab:
+                return 1.0
+            if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
+                    SYNONYMS.get(t, frozenset()) & vocab):
+                return SYNONYM_WEIGHT
+            shape = _KIND_KEYS.get(t)
+            return 1.0 if shape is not None and shape.search(_digits(claim.value)) else 0.0
+
+        aspect = [t for t in terms if t not in entity]
+        got = share(aspect, covered, lambda t: weight.get(t, 1.0))
+        if (page is not None and not statement and wanted is not None
+                and _shaped(wanted, claim.value)):
+            # a value of the asked type is read in the context of its page: "how long did the
+            # outage last" is answered by the outage ticket's "duration"
+            on_page = share(aspect, lambda t: 1.0 if any(
+                _tf(c, t) for c in (page.attribute, page.value, page.text)) else 0.0,
+                lambda t: weight.get(t, 1.0))
+            got = max(got, PAGE_CONTEXT * on_page)
+        # at least half of the asked head's own words (not those naming a kind of value,
+        # "number", "date": a value's shape answers them) must be covered
+        asked = [t for t in head if t not in entity]
+        nouns = [t for t in asked if t not in _KIND_KEYS] or asked
+        if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns):
+            return None
+        if wanted is not None and not _shaped(wanted, claim.value):
+            return None
+        # a sentence of prose shares words with many questions by chance: it answers only
+        # when it covers most of what is asked
+        need = MIN_ASPECT_STATEMENT if statement else MIN_ASPECT
+        return got if got >= need or not aspect else None
 
     def _links(self, pages: set[str]) -> dict[str, set[str]]:
         """Neighbours among the candidate pages: wikilinks either way."""
@@ -642,7 +731,13 @@ def split_question(question: str) -> list[str]:
     word ("Who …, and what …?"); a one-clause question is returned whole."""
     parts = [p.strip(" ,;?") for p in _CLAUSE.split(question)]
     parts = [p for p in parts if p and p.lower() not in ("and", "also")]
+    # a condition ("If a customer reports a fault, how soon …") is context, not a question
+    if parts and _CONDITION.match(parts[0]):
+        parts = [parts[0] + ", " + parts[1], *parts[2:]] if len(parts) > 1 else parts
     return parts if len(parts) > 1 and all(question_terms(p) for p in parts) else [question]
+
+
+_CONDITION = re.compile(r"\s*(?:if|when|once|after|before|in case|suppose|assuming|say)\b", re.I)
 
 
 def _interleave(lists: Sequence[Sequence], ident) -> list:  # noqa: ANN001
@@ -659,12 +754,16 @@ def _interleave(lists: Sequence[Sequence], ident) -> list:  # noqa: ANN001
 _TYPES = (
     (re.compile(r"\bhow (long|quickly|soon|fast|often)\b|\bwithin how\b|\bhow many "
                 r"(seconds|minutes|hours|days|weeks|months|years)\b", re.I),
-     re.compile(r"\d\s*(second|minute|min|hour|hr|day|week|month|year)s?\b|\d+x\d+", re.I)),
+     re.compile(r"\d\s*(?:[a-z]+\s+)?(second|minute|min|hour|hr|day|week|month|year)s?\b|"
+                r"\d+x\d+", re.I)),
     (re.compile(r"\b(what|which) (percentage|percent|share|proportion)\b|\bhow many percent",
                 re.I), re.compile(r"\d\s*%|\bpercent")),
     (re.compile(r"\bhow (many|much)\b|\bwhat (is|are) the (number|amount|price|cost|rate|"
                 r"size|total)\b", re.I), re.compile(r"\d")),
-    (re.compile(r"\bwhen\b|\bwhat (date|day|time|year)\b", re.I),
+    # "when" asks for a date where it starts a clause ("By when must I …"), not as a
+    # conjunction ("the step when handling returns")
+    (re.compile(r"(?:^\s*|[,;]\s*|\b(?:and|by|until|since|from)\s+)when\b|"
+                r"\bwhat (date|day|time|year)\b", re.I),
      re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b(january|february|march|april|may|june|july|"
                 r"august|september|october|november|december|monday|tuesday|wednesday|"
                 r"thursday|friday|saturday|sunday)\b", re.I)),
@@ -676,6 +775,13 @@ ENTITY_MISS = 0.5  # … on a page neither named nor linked to one that is
 NEAR_MISS = 0.3  # a claim whose attribute family lacks the value the question asks about
 TYPE_BOOST = 2.0  # a claim whose value has the shape the question asks for
 TYPE_MISS = 0.6  # … and one whose value has not
+
+
+def _shaped(wanted: re.Pattern, value: str) -> bool:
+    """The value has the shape the question asks for (number words read as digits; a "when"
+    is also answered by a duration: "30 days after the trip")."""
+    v = _digits(value)
+    return bool(wanted.search(v) or (wanted is _TYPES[3][1] and _TYPES[0][1].search(v)))
 
 
 def answer_type(question: str) -> re.Pattern | None:

@@ -31,12 +31,12 @@ from yaml.events import (
     AliasEvent, CollectionEndEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent,
 )
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from .settings import (
+    DEFAULT_MAX_ALIASES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_EXPANDED_BYTES, DEFAULT_MAX_NODES,
+    FolioSettings,
+)
 
-DEFAULT_MAX_DEPTH = 64
-DEFAULT_MAX_NODES = 200_000
-DEFAULT_MAX_EXPANDED_BYTES = 16 * 1024 * 1024
-DEFAULT_MAX_ALIASES = 1_000
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,6 @@ class YamlLimits:
 @lru_cache(maxsize=1)
 def _env_limits(depth: str | None, nodes: str | None, size: str | None, aliases: str | None
                 ) -> YamlLimits:
-    from .settings import FolioSettings
-
     s = FolioSettings()
     return YamlLimits(s.yaml_max_depth, s.yaml_max_nodes, s.yaml_max_expanded_bytes,
                       s.yaml_max_aliases)

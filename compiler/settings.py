@@ -11,9 +11,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from connectors.event_settings import EventSettings
 
-from . import safe_yaml
-
 DEFAULT_MAX_RECORD_TEXT_BYTES = 2 * 1024 * 1024
+# YAML limits (compiler/safe_yaml.py): far above any real configuration file or front matter,
+# far below what hurts
+DEFAULT_MAX_DEPTH = 64
+DEFAULT_MAX_NODES = 200_000
+DEFAULT_MAX_EXPANDED_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_ALIASES = 1_000
 
 
 def default_cache_dir() -> Path:
@@ -42,13 +46,13 @@ class FolioSettings(BaseSettings):
         "this is rejected with its file and record named (the rest of the file compiles)")
     # YAML (front matter, sources/authority/directory/schema files, site configs): bounded
     # before anything is built, see compiler/safe_yaml.py
-    yaml_max_depth: int = Field(safe_yaml.DEFAULT_MAX_DEPTH, ge=1, le=10_000, description="YAML nesting depth at most")
+    yaml_max_depth: int = Field(DEFAULT_MAX_DEPTH, ge=1, le=10_000, description="YAML nesting depth at most")
     yaml_max_nodes: int = Field(
-        safe_yaml.DEFAULT_MAX_NODES, ge=1, description="YAML nodes a document may expand to, aliases expanded")
+        DEFAULT_MAX_NODES, ge=1, description="YAML nodes a document may expand to, aliases expanded")
     yaml_max_expanded_bytes: int = Field(
-        safe_yaml.DEFAULT_MAX_EXPANDED_BYTES, ge=1,
+        DEFAULT_MAX_EXPANDED_BYTES, ge=1,
         description="bytes of YAML scalars a document may expand to, aliases expanded")
-    yaml_max_aliases: int = Field(safe_yaml.DEFAULT_MAX_ALIASES, ge=0, description="YAML aliases per document at most")
+    yaml_max_aliases: int = Field(DEFAULT_MAX_ALIASES, ge=0, description="YAML aliases per document at most")
     full_relink_ratio: float = Field(
         0.2, gt=0, le=1,
         description="above this share of records changed, relink everything instead of "

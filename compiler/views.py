@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 
 from .directory import Directory
-from .lint import LintReport
+from .lint_report import LintReport
 from .models import ACL, Claim, ClaimStatus, Conflict, Entity, Principal
 from .policy import AuthorityPolicy
 from .registry import merge_entity

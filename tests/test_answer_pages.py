@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from compiler.answers.pages import FILED_DIR, load_filed, staleness
 from compiler.build import compile_wiki, wiki_state
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.provenance.reproducible import reproducible_files
 from compiler.provenance.statement import claim_digest
 from compiler.provenance.verify import trust_from, verify_wiki

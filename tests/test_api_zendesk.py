@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.models import ACL, SourceRecord
 from connectors.api.base import ApiSourceConfig, AuthConfig, ConfigError, Deletion
 from connectors.api.client import ApiAuthError

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from compiler.answers.ask import Fact, ask, ask_messages, validate
 from compiler.build import compile_wiki, wiki_state
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.extract.fake_provider import FakeProvider, chat_completion
 from compiler.views import principal
 from conftest import TODAY, flat, llm

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from compiler.build import compile_wiki
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.provenance.verify import trust_from, verify_wiki
 from compiler.settings import FolioSettings
 from conftest import TODAY

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from compiler.build import compile_wiki
 from compiler.provenance.reproducible import reproducible_files
-from compiler.cli import EXIT_REJECTED, app
+from compiler.cli import EXIT_REJECTED
+from pipelines.folio_cli import app
 from conftest import ACME, TODAY, flat, strip_ansi
 
 MAX_BYTES = 50_000

@@ -32,7 +32,7 @@ def tree_digest(root: Path) -> dict[str, str]:
 
 
 def _compile(runner: CliRunner, src: Path, out: Path, *extra: str):  # type: ignore[no-untyped-def]
-    from compiler.cli import app
+    from pipelines.folio_cli import app
 
     return runner.invoke(app, ["compile", str(src), "--out", str(out), "-q", *extra])
 
@@ -92,7 +92,7 @@ def test_connectors_sync_into_another_corpus_s_wiki_is_refused_and_changes_nothi
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's first data loss: the Jira export synced into the Acme wiki removed 24 of
     its 30 pages."""
-    from compiler.cli import app
+    from pipelines.folio_cli import app
 
     monkeypatch.delenv("FOLIO_EVENTS_KAFKA_BOOTSTRAP", raising=False)
     config = tmp_path / "site.yaml"
@@ -204,7 +204,7 @@ def test_compile_wiki_api_refuses_too(tmp_path: Path) -> None:
 
 def test_a_file_given_as_corpus_or_wiki_says_it_is_a_file(runner: CliRunner,
                                                           tmp_path: Path) -> None:
-    from compiler.cli import app
+    from pipelines.folio_cli import app
 
     a_file = tmp_path / "todo.md"
     a_file.write_text("x\n")

@@ -22,7 +22,7 @@ def folio_without_extras(*args: str, env: dict[str, str] | None = None,
                          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     code = ("import sys\n"
             f"for m in {BLOCKED!r}: sys.modules[m] = None\n"
-            "from compiler.cli import app\n"
+            "from pipelines.folio_cli import app\n"
             "app(prog_name='folio')\n")
     full_env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "80", **(env or {})}
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
@@ -33,7 +33,7 @@ def _command_paths() -> list[list[str]]:
     """Every command and group of the CLI, as argv prefixes."""
     import typer.main
 
-    from compiler.cli import app
+    from pipelines.folio_cli import app
 
     root = typer.main.get_command(app)
     paths: list[list[str]] = [[]]
@@ -54,7 +54,7 @@ def test_every_help_works_without_any_extra() -> None:
     code = ("import sys\n"
             f"for m in {BLOCKED!r}: sys.modules[m] = None\n"
             "from typer.testing import CliRunner\n"
-            "from compiler.cli import app\n"
+            "from pipelines.folio_cli import app\n"
             "bad = []\n"
             f"for p in {paths!r}:\n"
             "    r = CliRunner().invoke(app, [*p, '--help'])\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from compiler.cli import app
+from pipelines.folio_cli import app
 from conftest import ACME, NOW, TODAY, strip_ansi
 
 NARROW = {"COLUMNS": "80"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from compiler.cli import app
+from pipelines.folio_cli import app
 
 QUESTION = "What is the return window for Enterprise customers?"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from compiler.cli import app
+from pipelines.folio_cli import app
 from conftest import flat, strip_ansi
 
 RETURN_Q = "What is the return window for Enterprise customers?"

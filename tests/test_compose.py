@@ -585,7 +585,7 @@ def test_dockerignore_excludes_repo_noise_but_keeps_what_the_build_needs():
         return hit
 
     for needed in ("pyproject.toml", "README.md", "compiler/cli.py", "connectors/cli.py",
-                   "pipelines/flows.py", "examples/acme/sources.yaml",
+                   "pipelines/folio_cli.py", "pipelines/flows.py", "examples/acme/sources.yaml",
                    "examples/acme/authority.yaml", "examples/acme/jira/search-page-1.json"):
         assert (REPO / needed).exists(), needed
         assert not excluded(needed), f".dockerignore drops {needed}"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from compiler.cli import app
+from pipelines.folio_cli import app
 from connectors.base import SourceConfig
 from connectors.bus.base import DLQ_REASON_HEADER, Topics
 from connectors.bus.memory import InProcessBus

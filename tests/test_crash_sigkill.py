@@ -84,7 +84,7 @@ def _compile_proc(corpus: Path, wiki: Path, kill_at: str | None) -> subprocess.P
     if kill_at:
         env["FOLIO_TEST_KILL_AT"] = kill_at
     return subprocess.Popen(
-        [sys.executable, "-c", "from compiler.cli import app; app()", "compile", str(corpus),
+        [sys.executable, "-c", "from pipelines.folio_cli import app; app()", "compile", str(corpus),
          "--out", str(wiki), "-q"], env=env, cwd=REPO,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -93,7 +93,7 @@ def _verify_proc(wiki: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("FOLIO_TEST_KILL_AT", None)
     return subprocess.run(
-        [sys.executable, "-c", "from compiler.cli import app; app()", "verify", "--wiki",
+        [sys.executable, "-c", "from pipelines.folio_cli import app; app()", "verify", "--wiki",
          str(wiki)], env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from compiler.build import wiki_state
 from compiler.canonical import sha256_hex
 from compiler.models import Claim
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.export import EXPORT_SCHEMA, ExportedClaim
 from compiler.schemas import all_schemas
 

@@ -62,7 +62,7 @@ def test_connector_poll_loop_serves_probes_and_stops_on_sigterm(tmp_path: Path) 
         env = {**os.environ, "T_HS": "pat-na1-s3cret"}
         env.pop("FOLIO_EVENTS_KAFKA_BOOTSTRAP", None)
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from compiler.cli import app; app()", "connectors", "run",
+            [sys.executable, "-c", "from pipelines.folio_cli import app; app()", "connectors", "run",
              "hubspot", "--config", str(site), "--wiki", str(tmp_path / "wiki"),
              "--health", "127.0.0.1:0"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -42,7 +42,7 @@ def _consume_cli(site: str, tenant: str, wiki: Path, bootstrap: str, *extra: str
     env = {**os.environ, "FOLIO_EVENTS_KAFKA_BOOTSTRAP": bootstrap, "FOLIO_EVENTS_MAX_BATCH": "40",
            "FOLIO_EVENTS_SESSION_TIMEOUT_MS": "6000", "FOLIO_EVENTS_DEBOUNCE_MS": "50",
            "FOLIO_EVENTS_PARTITIONS": "3", "FOLIO_WORKERS": "1"}
-    cmd = [sys.executable, "-c", "from compiler.cli import app; app()", "consume", "--site", site,
+    cmd = [sys.executable, "-c", "from pipelines.folio_cli import app; app()", "consume", "--site", site,
            "--tenant", tenant, "--wiki", str(wiki), "--system", "jira", *extra]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from compiler.build import compile_wiki
-from compiler.cli import app
+from pipelines.folio_cli import app
 from conftest import NOW, TODAY, flat
 
 SUP87 = "acme/jira/acme.atlassian.net/issue/10087"

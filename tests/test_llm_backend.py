@@ -257,7 +257,7 @@ def test_bad_answers_are_counted_in_the_report_and_the_cli(
     assert report.claims_rejected == sum(r.values())
     assert "Wile" not in "".join(p.decode() for p in pages(wiki).values())
 
-    from compiler.cli import app
+    from pipelines.folio_cli import app
     monkeypatch.setenv("FOLIO_BACKEND", "llm")
     monkeypatch.setenv("FOLIO_LLM_MODEL", "folio-fake/extractor")
     result = runner.invoke(app, ["compile", str(acme_src), "--out", str(tmp_path / "w2"), "-q"])
@@ -483,7 +483,7 @@ def test_secrets_never_reach_the_wiki_the_cache_or_errors(
     monkeypatch.setenv("FOLIO_LLM_SYNTHESIS", "true")
     settings = FolioSettings()
     assert secret not in repr(settings) and secret not in str(settings.model_dump())
-    from compiler.cli import app
+    from pipelines.folio_cli import app
     wiki = tmp_path / "wiki"
     result = runner.invoke(app, ["compile", str(acme_src), "--out", str(wiki), "--json"])
     assert result.exit_code == 0, result.output
@@ -543,14 +543,14 @@ def test_llm_backend_needs_a_model() -> None:
 
 
 def test_litellm_and_prefect_are_imported_only_when_a_call_is_made(tmp_path: Path) -> None:
-    code = ("import sys; from compiler.cli import app; from compiler.extract import get_backend;"
+    code = ("import sys; from pipelines.folio_cli import app; from compiler.extract import get_backend;"
             "from compiler.settings import FolioSettings;"
             "get_backend('llm', FolioSettings(backend='llm', llm_model='openai/x',"
             "                                 llm_rate_limit='folio-llm'));"
             "assert 'litellm' not in sys.modules, 'litellm imported eagerly';"
             "assert 'prefect' not in sys.modules, 'prefect imported eagerly'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
-    out = subprocess.run([sys.executable, "-c", "from compiler.cli import app; app()", "--help"],
+    out = subprocess.run([sys.executable, "-c", "from pipelines.folio_cli import app; app()", "--help"],
                          capture_output=True, text=True, cwd=REPO, check=True)
     assert "compile" in out.stdout
 

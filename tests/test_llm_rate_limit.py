@@ -117,7 +117,7 @@ def test_llm_limit_command_creates_then_updates_the_limit(prefect_harness, runne
     monkeypatch.setenv("PREFECT_LOGGING_LEVEL", "WARNING")
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-    from compiler.cli import app
+    from pipelines.folio_cli import app
 
     def read() -> tuple[int, float | None, bool]:
         with get_client(sync_client=True) as client:

@@ -98,7 +98,7 @@ async def _check(session: ClientSession, served: Served, who: str) -> None:
 def _stdio_params(served: Served, who: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-c", "from compiler.cli import app; app()", "mcp", "--wiki", str(served.wiki),
+        args=["-c", "from pipelines.folio_cli import app; app()", "mcp", "--wiki", str(served.wiki),
               "--tokens", str(served.tokens_file)],
         env={"PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
              "FOLIO_KEY_PATH": os.environ["FOLIO_KEY_PATH"],

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from compiler.build import compile_wiki
-from compiler.cli import app
+from pipelines.folio_cli import app
 from conftest import TODAY, flat, strip_ansi
 
 DISCOUNT_Q = "What is the maximum discount without VP approval?"

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 
 from compiler.audience import audience_principal
 from compiler.build import wiki_state
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.directory import load_directory
 from compiler.models import Principal
 from compiler.provenance.verify import trust_from, verify_wiki

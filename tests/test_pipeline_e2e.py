@@ -39,7 +39,7 @@ from prefect_server import PrefectServer, Proc
 from s3 import FaultProxy
 
 REPO = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-c", "from compiler.cli import app; app()"]
+CLI = [sys.executable, "-c", "from pipelines.folio_cli import app; app()"]
 SITES = {"emea": {"confluence": "confluence", "jira": "jira", "handbook": "markdown"},
          "us": {"salesforce/prod": "salesforce", "salesforce/legacy": "salesforce"}}
 BUCKET = "folio-e2e"

@@ -46,7 +46,7 @@ def test_two_sites_aggregate_to_the_same_wiki_as_one_compile(prefect_harness, tm
     # the published index verifies from the store, and answers like the local wiki
     from typer.testing import CliRunner
 
-    from compiler.cli import app
+    from pipelines.folio_cli import app
 
     runner = CliRunner()
     env = {"FOLIO_CACHE_DIR": str(tmp_path / "cache")}
@@ -220,7 +220,7 @@ def test_two_sites_through_s3(prefect_harness, s3env, tmp_path: Path):
     import boto3
     from typer.testing import CliRunner
 
-    from compiler.cli import app
+    from pipelines.folio_cli import app
     from pipelines.flows import aggregate, compile_all, site_compile
 
     bucket = "folio-pipelines"

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives import serialization
 
 from compiler.build import compile_wiki, wiki_state
 from compiler.canonical import sha256_hex
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.provenance.bundle import MEDIA_TYPE, make_bundle, make_bundle_model, parse_bundle
 from compiler.provenance.dsse import Envelope, pae
 from compiler.provenance.index_root import (

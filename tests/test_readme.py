@@ -163,7 +163,7 @@ def test_readme_run_it_and_tour_in_a_fresh_virtualenv(tmp_path: Path) -> None:
 def test_readme_change_events_sync_runs_from_the_repo_root(tmp_path: Path) -> None:
     """The "Change events" embedded example, verbatim from the repository root, after "Run it"
     compiled ``wiki/``: it fills a wiki of its own and leaves ``wiki/`` as it was. Run with
-    this interpreter (the connectors extra installed), ``folio`` being its ``compiler.cli``."""
+    this interpreter (the connectors extra installed), ``folio`` being its ``pipelines.folio_cli``."""
     repo, home = tmp_path / "folio", tmp_path / "home"
     repo.mkdir()
     home.mkdir()
@@ -174,7 +174,7 @@ def test_readme_change_events_sync_runs_from_the_repo_root(tmp_path: Path) -> No
     assert len(sync) == 1, block
     compile_line = next(ln for ln in run_it_and_tour(text)[0] if "folio compile" in ln)
     env = {**_user_env(home, None), "PYTHONPATH": str(repo)}
-    folio = f'folio() {{ "{sys.executable}" -m compiler.cli "$@"; }}\n'
+    folio = f'folio() {{ "{sys.executable}" -m pipelines.folio_cli "$@"; }}\n'
     made = _bash(folio + compile_line.split("&&")[-1].strip(), repo, env, timeout=300)
     assert made.returncode == 0, made.stdout + made.stderr
     wiki_before = {p: p.read_bytes() for p in (repo / "wiki").rglob("*") if p.is_file()}

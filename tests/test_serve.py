@@ -11,7 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from compiler.cli import app as cli_app
+from pipelines.folio_cli import app as cli_app
 from compiler.provenance.verify import trust_from
 from compiler.serve.app import SESSION_COOKIE, build_app
 from compiler.serve.auth import AuthConfig, ConfigError, ProxyConfig, load_auth_config
@@ -325,7 +325,7 @@ def test_folio_serve_command_end_to_end(served: Served, tmp_path: Path, publishe
         port = s.getsockname()[1]
     repo = Path(__file__).resolve().parents[1]
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from compiler.cli import app; app()", "serve", "--wiki",
+        [sys.executable, "-c", "from pipelines.folio_cli import app; app()", "serve", "--wiki",
          wiki, "--tokens", str(served.tokens_file), "--port", str(port)],
         env=env, cwd=repo, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)

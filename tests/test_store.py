@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from compiler.build import compile_wiki
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.settings import FolioSettings
 from compiler.store import LostUpdate, StoreError, open_store
 from compiler.store.layout import HEAD_KEY, Head, Tree, blob_key, tree_key
@@ -254,7 +254,7 @@ def _publish_proc(wiki: Path, url: str, endpoint: str, tmp: Path) -> subprocess.
     env = {**os.environ, **CREDENTIALS, "FOLIO_S3_ENDPOINT_URL": endpoint,
            "FOLIO_S3_CONCURRENCY": "1", "FOLIO_S3_MAX_ATTEMPTS": "1",
            "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "compiler.cli", "publish", "--wiki",
+    return subprocess.Popen([sys.executable, "-m", "pipelines.folio_cli", "publish", "--wiki",
                              str(wiki), "--to", url, "-q"], cwd=tmp, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from compiler.build import compile_wiki, wiki_state
-from compiler.cli import app
+from pipelines.folio_cli import app
 from compiler.provenance.state_check import StateCheck
 from compiler.provenance.verify import trust_from
 from compiler.settings import FolioSettings

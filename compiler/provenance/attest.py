@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..atomic import remove_if_exists
 from ..canonical import sha256_hex
+from ..compile_context import CompileContext, CompileError
 from ..models import SCHEMA_VERSION, Claim, ClaimStatus, Conflict
 from ..settings import FolioSettings
 from . import ledger
@@ -38,7 +39,6 @@ from .signers import LocalKeySigner, Signer, SigningError, SigstoreSigner
 from .statement import PAYLOAD_TYPE, BuildContext, encoded_parts, page_statement_bytes
 
 if TYPE_CHECKING:
-    from ..build import _Compile
     from ..state import State
 
 log = logging.getLogger("folio.provenance")
@@ -94,7 +94,7 @@ class _Job:
     """Everything signing needs, set before workers fork so they inherit it: claims are never
     pickled, a forked worker reads the compile's memory copy-on-write."""
 
-    c: _Compile
+    c: CompileContext
     signer: Signer
     pages: dict[str, tuple[str, str, str]]
     status: dict[str, ClaimStatus]
@@ -183,11 +183,9 @@ class SigningPlan:
         return isinstance(self.signer, LocalKeySigner)
 
 
-def plan_signing(c: _Compile, started_perf: float) -> SigningPlan | None:
+def plan_signing(c: CompileContext, started_perf: float) -> SigningPlan | None:
     """The signer and the parts every statement of this compile shares; ``None`` when
     signing is off."""
-    from ..build import CompileError
-
     try:
         signer = signer_from_settings(c.settings)
     except SigningError as exc:
@@ -231,14 +229,12 @@ def page_payload(plan: SigningPlan, page_path: str, page_bytes: bytes, claims: S
                                 encoded=plan.encoded, page_sha256=page_sha256)
 
 
-def attest_compile(c: _Compile, plan: SigningPlan | None, signed: dict[str, str],
+def attest_compile(c: CompileContext, plan: SigningPlan | None, signed: dict[str, str],
                    aggregates: dict[str, str]) -> None:
     """Write ``<page>.dbom.json`` for every page this compile wrote (or that lacks one) and
     that the render did not sign already (``signed``: page id → bundle sha256), remove those
     of removed pages, and bring the index root up to date (``aggregates``: sha256 of the
     aggregate files the compile wrote or compared)."""
-    from ..build import CompileError
-
     if plan is None:
         if ledger.signer(c.state) is not None:
             # pages change unsigned from here on: the next signed compile re-signs them all
@@ -251,7 +247,7 @@ def attest_compile(c: _Compile, plan: SigningPlan | None, signed: dict[str, str]
         raise CompileError(f"cannot sign the compiled wiki: {exc}") from exc
 
 
-def _attest(c: _Compile, plan: SigningPlan, signed: dict[str, str],
+def _attest(c: CompileContext, plan: SigningPlan, signed: dict[str, str],
             aggregates: dict[str, str]) -> None:
     st, out, signer = c.state, c.out, plan.signer
     removed = set(c.report.removed)

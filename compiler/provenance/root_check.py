@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from .index_root import (
     BUCKET_DIR, IndexBucket, IndexStatement, bucket_file, bucket_of, is_bucket_file,
 )
-
-if TYPE_CHECKING:
-    from .verify import VerifyReport
+from .verify_report import VerifyReport
 
 _UNCHECKED = "; the files of its pages cannot be checked against the root"
 

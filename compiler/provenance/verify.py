@@ -18,9 +18,8 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..settings import FolioSettings
@@ -31,6 +30,7 @@ from .signers import (
     SigningError, key_id, load_public_key, public_key_path, verify_signature,
 )
 from .statement import PAYLOAD_TYPE, PageStatement
+from .verify_report import SourceChange, StalePage, VerifyReport
 
 
 class VerifyError(ValueError):
@@ -129,53 +129,6 @@ def _verify_keyless(data: bytes, where: str, trust: Trust) -> bytes:
     if ptype != PAYLOAD_TYPE:
         raise VerifyError(f"{where}: payload type {ptype!r}, expected {PAYLOAD_TYPE!r}")
     return payload
-
-
-# -- report -------------------------------------------------------------------------------------
-Code = Literal["root", "signature", "statement", "changed", "deleted", "added", "mismatch",
-               "unsigned", "stale"]
-
-
-class Finding(BaseModel):
-    severity: Literal["error", "stale"]
-    code: Code
-    path: str = Field(description="wiki-relative file the finding is about")
-    message: str
-
-
-class SourceChange(BaseModel):
-    key: str
-    state: Literal["changed", "deleted"]
-    compiled_version: str
-    compiled_sha256: str
-    current_version: str | None = None
-    current_sha256: str | None = None
-
-
-class StalePage(BaseModel):
-    page: str
-    sources: list[SourceChange]
-
-
-class VerifyReport(BaseModel):
-    wiki: str
-    trusted: str
-    pages: int = 0
-    files: int = 0
-    findings: list[Finding] = []
-    stale: list[StalePage] = []
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "error")
-
-    @property
-    def ok(self) -> bool:
-        return self.errors == 0
-
-    def add(self, code: Code, path: str, message: str) -> None:
-        self.findings.append(Finding(severity="stale" if code == "stale" else "error",
-                                     code=code, path=path, message=message))
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -391,5 +344,5 @@ def report_json(report: VerifyReport) -> str:
     return json.dumps(data, indent=2, sort_keys=True)
 
 
-__all__ = ["Trust", "VerifyError", "VerifyReport", "trust_from", "verify_bundle_bytes",
+__all__ = ["Trust", "VerifyError", "trust_from", "verify_bundle_bytes",
            "verify_wiki", "source_drift", "current_sources", "report_json", "SigningError"]

@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..cli_base import folio_typer, plural
-from ..settings import FolioSettings
-from ..store.cli import WikiOpt, pull_answer
-from .signers import LocalKeySigner, SigningError, public_key_path
+from .cli_base import folio_typer, plural
+from .settings import FolioSettings
+from .store.cli import WikiOpt, pull_answer
+from .provenance.signers import LocalKeySigner, SigningError, public_key_path
 
 out = Console()
 err = Console(stderr=True)
@@ -62,7 +62,7 @@ def keys_show() -> None:
 
 
 def _trust(key: Path | None):  # noqa: ANN202
-    from .verify import trust_from
+    from .provenance.verify import trust_from
 
     try:
         trust = trust_from(FolioSettings(), key)
@@ -85,7 +85,7 @@ def verify_cmd(
 
     Exit codes: 0 verified; 1 a page, manifest, signature or the index root failed; 2 verified
     but some pages are stale (a source changed since the compile, with --sources)."""
-    from .verify import report_json, verify_wiki
+    from .provenance.verify import report_json, verify_wiki
 
     if not wiki.is_dir():
         err.print(f"[red]error:[/red] {wiki}: no such wiki folder")
@@ -126,8 +126,8 @@ def verify_cmd(
 
 def _check_state(wiki: Path, trust, report) -> None:  # noqa: ANN001 - lazily imported types
     """What the state serves against the signed pages, DBOMs and directory (state_check.py)."""
-    from ..build import wiki_state
-    from .state_check import StateCheck
+    from .build import wiki_state
+    from .provenance.state_check import StateCheck
 
     if not (wiki / ".folio" / "state.db").exists():
         return
@@ -156,9 +156,9 @@ def audit_cmd(
 
     Exit codes: 0 nothing changed; 1 the record is missing or its signature fails; 2 something
     cited changed or was deleted."""
-    from ..build import wiki_state
-    from .answers import AuditError, audit, audit_json
-    from .verify import VerifyError
+    from .build import wiki_state
+    from .provenance.answers import AuditError, audit, audit_json
+    from .provenance.verify import VerifyError
 
     try:
         state = wiki_state(wiki)

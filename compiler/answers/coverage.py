@@ -1,0 +1,161 @@
+"""Does the evidence answer what the question asks, or only mention what it is about?
+
+A question names an entity ("the Lyon depot") and asks an aspect of it ("its dress code"). A
+BM25 score is high from the entity's words alone, so a wiki that holds the depot's opening
+hours but not its dress code scores well on the dress-code question. Abstention therefore looks
+at evidence coverage, claim by claim:
+
+- the **aspect**: the question's content words that are not its entity's name. A claim answers
+  only when it covers enough of the aspect's weight, in its attribute, value or quote, through
+  the word groups of :mod:`compiler.retrieval`, or through the schema's vocabulary (the
+  attribute's name, phrases and aliases in ``compiler/schema/base.yaml``: a claim on
+  ``employees`` covers "headcount");
+- the **asked head**: the noun phrase after "what is the", "which", "how many", "who is the"
+  ("what is the *data retention period* of …"). At least half of its words must be covered (a
+  word naming a kind of value, "date", "number", "period", is covered by a value of that
+  shape);
+- the **answer type**: "when" wants a date, "how long" a duration, "how many" a number, "who"
+  a name (:func:`compiler.retrieval.answer_type`); a statement answers such a question only if it
+  holds a value of that shape;
+- an **unknown name**: a capitalised word inside the question that the wiki never uses ("the
+  *Diamond* plan", "trips to the *United* States", "Acme *Robotics*") names something the wiki
+  does not know: nothing in it answers a question about it.
+
+Generic English and the schema only: no rule knows a corpus's words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+# a word that names the kind of value asked for, and the shape such a value has
+KIND_WORDS: dict[str, re.Pattern] = {}
+_DURATION = re.compile(r"\d\s*(?:[a-z]+\s+)?(second|minute|min|hour|hr|day|week|month|year)s?\b|"
+                       r"\d+x\d+", re.I)
+_NUMBER = re.compile(r"\d")
+_DATE = re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b(january|february|march|april|may|june|july|"
+                   r"august|september|october|november|december|monday|tuesday|wednesday|"
+                   r"thursday|friday|saturday|sunday)\b", re.I)
+_PERCENT = re.compile(r"\d\s*%|\bpercent", re.I)
+for _words, _shape in (("period duration length time term window days hours months years "
+                        "weeks minutes", _DURATION),
+                       ("number amount count total figure quantity size value price cost "
+                        "fee rate level", _NUMBER),
+                       ("date deadline", _DATE),
+                       ("percentage percent share proportion", _PERCENT)):
+    for _w in _words.split():
+        KIND_WORDS[_w] = _shape
+
+# the head of what is asked: the noun phrase after a question frame, up to a word that ends it
+_ENDS = (r"a|an|the|of|for|in|at|on|to|from|with|by|per|under|between|when|if|that|and|or|"
+         r"does|do|did|"
+         r"is|are|was|were|has|have|had|can|could|will|would|should|must|may|get|gets|we|i|you|"
+         r"they|it|our|your|their|its|"
+         # common verbs that follow the asked noun ("which plan applies", "what fee covers")
+         r"applies|apply|covers|cover|falls|fall|includes|include|uses|use|runs|run|needs|need|"
+         r"offers|offer|hosts|host|handles|handle|belongs|belong|works|work|goes|go|comes|come|"
+         r"takes|take|makes|make|means|mean|gives|give|holds|hold|says|say|shows|show|lets|let|"
+         r"happens|happen|applied|used|needed|required|allowed|expected|set|given")
+_PHRASE = r"(?P<h>(?:[\w'-]+\s+){0,4}?[\w'-]+?)(?=\s+(?:" + _ENDS + r")\b|\s*[?.,;!]|\s*$)"
+_HEADS = (
+    re.compile(r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:the|a|an)\s+" + _PHRASE,
+               re.I),
+    re.compile(r"\b(?:what|which)\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b|can\b|"
+               r"should\b|would\b|will\b|has\b|have\b)" + _PHRASE, re.I),
+    re.compile(r"\bhow\s+(?:many|much)\s+(?!is\b|are\b|does\b|do\b|did\b|was\b|were\b|can\b)"
+               + _PHRASE, re.I),
+    re.compile(r"\bwho(?:'s|\s+is|\s+are|\s+was)\s+(?:the\s+)?" + _PHRASE, re.I),
+)
+_CAPITAL = re.compile(r"(?<![\w'-])([A-Z][^\W_]*)")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\"\s*)$")
+
+
+def asked_head(question: str, stopwords: frozenset[str]) -> list[str]:
+    """The words of the noun phrase the question asks for ("what is the return window for …"
+    → ["return", "window"]), stop words dropped; [] when no frame of the question says."""
+    for pattern in _HEADS:
+        m = pattern.search(question)
+        if m:
+            words = [w.lower().removesuffix("'s") for w in m.group("h").split()]
+            words = [w for w in words if w not in stopwords]
+            if words:
+                return words
+    return []
+
+
+def names_in(question: str, stopwords: frozenset[str]) -> list[str]:
+    """Capitalised words inside the question (not the first of a sentence, not "I"): the
+    names it uses."""
+    out = []
+    for m in _CAPITAL.finditer(question):
+        word = m.group(1)
+        if _SENTENCE_START.search(question[:m.start()]) or word.lower() in stopwords:
+            continue
+        if len(word) < 2 or word.isdigit() or word.lower() in ("i", "i'm", "i'd", "i've"):
+            continue
+        out.append(word)
+    return out
+
+
+def unknown_names(question: str, known: Callable[[str], bool],
+                  stopwords: frozenset[str]) -> list[str]:
+    """The question's names that the wiki never uses: names of things it does not know."""
+    return [w for w in names_in(question, stopwords) if not known(w)]
+
+
+_QUESTION_WORD = re.compile(r"\b(?:what|what's|which|who|who's|whom|whose|when|where|why|how)\b|"
+                            r"^\s*(?:is|are|was|were|does|do|did|can|could|should|will|would|"
+                            r"has|have|had|may|must|shall|compare|list|show|tell|give|find|name|"
+                            r"explain|describe|summarise|summarize)\b", re.I)
+
+
+def keyword_query(question: str) -> bool:
+    """A search-box query ("lyon depot cold storage temperature"): no question word, so every
+    word but the entity's name is what is asked."""
+    return not _QUESTION_WORD.search(question)
+
+
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+
+
+def digits(text: str) -> str:
+    """Number words as digits ("three days" → "3 days"), so that a value's shape shows."""
+    return _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
+
+
+@lru_cache(maxsize=1)
+def schema_groups() -> dict[str, frozenset[str]]:
+    """Attribute name → the words of the name and every phrase of it, by the bundled base
+    schema (every name and phrase of one attribute maps to the same group)."""
+    from ..schema.keys import attr_key
+    from ..schema.loader import base_schema
+
+    out: dict[str, set[str]] = {}
+    for etype in base_schema().types.values():
+        for name, spec in etype.attributes.items():
+            texts = [name, *spec.phrases]
+            words = {w for t in texts for w in re.findall(r"[^\W_]+", t.lower())}
+            for t in texts:
+                out.setdefault(attr_key(t), set()).update(words)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def attribute_vocabulary(attribute: str, keyer: Callable[[str], str]) -> frozenset[str]:
+    """Keys of the words the schema knows for an attribute (its name, phrases and aliases)."""
+    from ..schema.keys import attr_key
+
+    return frozenset(keyer(w) for w in schema_groups().get(attr_key(attribute), ()))
+
+
+def share(terms: Iterable[str], covered: Callable[[str], float],
+          weight: Callable[[str], float]) -> float:
+    """Weighted share of ``terms`` covered (covered gives 0..1 per term); 1.0 for none."""
+    terms = list(terms)
+    total = sum(weight(t) for t in terms)
+    if not terms or total <= 0:
+        return 1.0
+    return sum(weight(t) * covered(t) for t in terms) / total

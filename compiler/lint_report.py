@@ -1,0 +1,38 @@
+"""What ``folio lint`` reports: findings (errors and warnings) and the most frequent unmapped
+attributes. Its own module so that the checks living elsewhere (privacy_check.py) and the
+principal's filter (views.py) build a report without importing lint.py."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Finding(BaseModel):
+    severity: Literal["error", "warning"]
+    code: str
+    page: str | None = None
+    message: str
+    claims: list[str] = []
+    sources: list[str] = []
+
+
+class UnmappedAttribute(BaseModel):
+    attribute: str
+    claims: int
+    pages: int
+    example: str = Field(description="a page that states it")
+
+
+class LintReport(BaseModel):
+    findings: list[Finding]
+    unmapped: list[UnmappedAttribute] = []
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")

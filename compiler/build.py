@@ -549,11 +549,14 @@ class _Compile:
                 # only the pages of claims that changed (a schema edit relinks every record,
                 # most of whose claims stay as they were)
                 old = st.claim_touches(key)
-                new = {c.claim_json: {c.subject, *c.mentions} for c in claims}
+                new = {c.claim_json: (c.subject, set(c.mentions)) for c in claims}
                 if new.keys() == old.keys():
                     continue
-                for js in old.keys() ^ new.keys():
-                    dirty |= old.get(js) or new[js]
+                dirty |= {(old.get(js) or new[js])[0] for js in old.keys() ^ new.keys()}
+                # a page a claim mentions shows only which pages mention it (its backlinks):
+                # it changes only where a (subject, mentioned page) pair comes or goes, not
+                # when an edit rewrites a claim that mentions it (most edits)
+                dirty |= {m for _, m in _mention_pairs(old.values()) ^ _mention_pairs(new.values())}
                 st.drop_claims_of(key)
                 # every claim of the record is stored anew, its status reset: their pages are
                 # rendered even if their inputs read the same (which sets the statuses again)
@@ -801,6 +804,11 @@ class _Compile:
         """Pages a crash could leave half-updated; the next run re-renders them."""
         previous = set(self._pending())
         write_atomic(self.pending_path, json.dumps(sorted(dirty | previous)).encode(), durable=True)
+
+
+def _mention_pairs(touches: Iterable[tuple[str, set[str]]]) -> set[tuple[str, str]]:
+    """(subject, mentioned page) of claims: what the mentioned pages' backlinks are made of."""
+    return {(subject, m) for subject, mentions in touches for m in mentions if m != subject}
 
 
 def _waves(keys: list[str]) -> Iterator[list[str]]:

@@ -529,19 +529,19 @@ class State:
             "WHERE c.record_key=?", (record_key,))}
         return claims, touched
 
-    def claim_touches(self, record_key: str) -> dict[str, set[str]]:
-        """Stored claim JSON of a record's claims → the pages each touches (its subject and
-        the entities it mentions), so a relink dirties only the pages of claims that changed."""
-        touches: dict[str, set[str]] = {}
+    def claim_touches(self, record_key: str) -> dict[str, tuple[str, set[str]]]:
+        """Stored claim JSON of a record's claims → (its subject, the entities it mentions),
+        so a relink dirties only the pages of claims that changed."""
+        touches: dict[str, tuple[str, set[str]]] = {}
         ids: dict[str, str] = {}
         for cid, js, subject in self.db.execute(
                 "SELECT id, claim_json, subject FROM claims WHERE record_key=?", (record_key,)):
-            touches[js] = {subject}
+            touches[js] = (subject, set())
             ids[cid] = js
         for cid, entity in self.db.execute(
                 "SELECT m.claim_id, m.entity_id FROM mentions m JOIN claims c ON c.id = m.claim_id "
                 "WHERE c.record_key=?", (record_key,)):
-            touches[ids[cid]].add(entity)
+            touches[ids[cid]][1].add(entity)
         return touches
 
     def drop_claims_of(self, record_key: str) -> None:

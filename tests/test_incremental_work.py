@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from compiler.build import compile_wiki, wiki_state
+from compiler.state import State
 from compiler.policy import load_policy
 from compiler.steps import parse_file
 from compiler.workers import CONTEXT
@@ -58,9 +59,70 @@ def test_a_page_rendered_from_the_same_inputs_is_rendered_again_when_its_file_is
     shutil.copytree(ACME, corpus)
     compile_wiki(corpus, wiki, today=TODAY)
     (wiki / "policy" / "return-policy.md").unlink()
+    # dirty, its inputs unchanged: a page a crashed compile left pending (an edit no longer
+    # dirties the pages its claims only mention, see the test below)
+    (wiki / ".folio" / "pending.json").write_text('["policy/return-policy"]')
     _edit_return_policy_sentence(corpus)
     report = compile_wiki(corpus, wiki, today=TODAY)
     assert "policy/return-policy" in report.written
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today=TODAY, full=True)
+    assert_same_wiki(wiki, clean)
+
+
+def test_an_edit_that_keeps_what_pages_mention_does_not_dirty_the_mentioned_pages(
+        tmp_path: Path, monkeypatch) -> None:
+    """A page a claim mentions shows only which pages mention it: an edited sentence whose
+    claims mention the same pages as before leaves those pages clean (their inputs are not
+    even read again), and the wiki is still the clean rebuild's."""
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    st = wiki_state(wiki)
+    try:
+        key = next(k for k in st.all_record_keys() if k.endswith("returns-handling"))
+        _, touched = st.claim_touch_set(key)
+    finally:
+        st.close()
+    assert "policy/return-policy" in touched
+
+    read: list[str] = []
+    page_inputs = State.page_inputs
+
+    def spy(self, ids):
+        read.extend(ids)
+        return page_inputs(self, ids)
+
+    monkeypatch.setattr(State, "page_inputs", spy)
+    _edit_return_policy_sentence(corpus)
+    report = compile_wiki(corpus, wiki, today=TODAY)
+    assert report.written == ["process/returns-handling"]
+    assert read == ["process/returns-handling"]
+
+    monkeypatch.setattr(State, "page_inputs", page_inputs)
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today=TODAY, full=True)
+    assert_same_wiki(wiki, clean)
+
+
+def test_a_new_mention_dirties_the_page_it_mentions(tmp_path: Path) -> None:
+    """The other way: a sentence that now names a page adds the record's page to that
+    page's backlinks, and the page is rendered again."""
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    doc = corpus / "handbook" / "returns-handling.md"
+    before = (wiki / "product").glob("*.md")
+    target = sorted(p.stem for p in before)[0]
+    st = wiki_state(wiki)
+    try:
+        name = st.entity_names([f"product/{target}"])[f"product/{target}"]
+        assert "process/returns-handling" not in st.backlinks(f"product/{target}")
+    finally:
+        st.close()
+    doc.write_text(doc.read_text() + f"\nReturns of the {name} follow the same checklist.\n")
+    report = compile_wiki(corpus, wiki, today=TODAY)
+    assert f"product/{target}" in report.written
     clean = tmp_path / "clean"
     compile_wiki(corpus, clean, today=TODAY, full=True)
     assert_same_wiki(wiki, clean)

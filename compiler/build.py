@@ -69,6 +69,7 @@ _RACY_NS = 2_000_000_000  # a file modified this close to the last scan is re-ha
 _INDEX_PATCH_MAX = 50  # index.md lines replaced in place; more are cheaper re-assembled
 _WAVE = 1_000  # records or pages read from / written to the state per batch
 _BYTES_PER_RECORD = 1_500  # rough size of one exported record, to size the worker pool
+_REMEMBERED_COST = 8  # a remembered payload object costs at most 1/8 of a record to parse
 # what stored claims look like; a state whose claims were stored otherwise is rebuilt
 # (schema-1: claims carry qualifiers, mapped, value type, normalised value, own time)
 _CLAIM_LAYOUT = "schema-1"
@@ -391,8 +392,7 @@ class _Compile:
                    "items": st.item_digests(f.rel for f, *_ in changed_files)}
         items = [(f.rel, data, f.source, self.manifest.tenant)
                  for f, data, _, _, _ in changed_files]
-        # the pool pays off by records, not files; a file holds ~10 records on average
-        size_hint = max(len(items), sum(len(item[1]) for item in items) // _BYTES_PER_RECORD)
+        size_hint = _parse_work(items, context["items"])
         self.progress.phase("read", len(items))
         with step_runner(self.workers, size_hint, self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
@@ -804,6 +804,20 @@ class _Compile:
         """Pages a crash could leave half-updated; the next run re-renders them."""
         previous = set(self._pending())
         write_atomic(self.pending_path, json.dumps(sorted(dirty | previous)).encode(), durable=True)
+
+
+def _parse_work(items: list[tuple], remembered: dict[str, dict]) -> int:
+    """What parsing ``items`` (file, bytes, …) costs, in records built, to decide whether the
+    worker pool pays (it pays off by records, not files; a file holds ~10 records on average).
+    A file whose payload objects the state remembers builds only the objects that changed: the
+    others cost a decode and a digest, ~1/40 of building and extracting a record, counted at
+    1/8 so that a wholesale rewrite of many remembered exports still goes to the workers (a
+    1 % edit forked a pool, and paid its start, to decode the ~60 files it touched)."""
+    total = 0
+    for rel, data, *_ in items:
+        n = len(data) // _BYTES_PER_RECORD
+        total += n // _REMEMBERED_COST if remembered.get(rel) else n
+    return max(len(items), total)
 
 
 def _mention_pairs(touches: Iterable[tuple[str, set[str]]]) -> set[tuple[str, str]]:

@@ -248,3 +248,41 @@ def test_worker_processes_stage_the_pages_they_render(tmp_path: Path, monkeypatc
     serial = tmp_path / "serial"
     compile_wiki(corpus, serial, FolioSettings(workers=1), today=TODAY)
     assert_same_wiki(wiki, serial)
+
+
+def test_an_edit_of_a_remembered_export_is_parsed_without_starting_workers(
+        tmp_path: Path, monkeypatch) -> None:
+    """Parsing an edited export whose objects the state remembers builds only the changed
+    ones: the read phase counts it at a fraction of its size, and a pool sized to pay for a
+    first parse of those bytes is not started for it (a 1 % edit forked one per compile).
+    A first compile of the same files still goes to the workers."""
+    import compiler.build as build
+    from compiler.settings import FolioSettings
+
+    from test_incremental import edit_policy
+
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    size = (corpus / "confluence" / "pol.json").stat().st_size
+    threshold = size // build._BYTES_PER_RECORD  # a first parse of pol.json alone reaches it
+    assert threshold >= 2
+    settings = FolioSettings(workers=2, parallel_min_items=threshold)
+    phases: list[tuple[int, int]] = []
+    real = build.step_runner
+
+    def spy(workers, n_items, min_items, *a, **k):
+        phases.append((n_items, min_items))
+        return real(workers, n_items, min_items, *a, **k)
+
+    monkeypatch.setattr(build, "step_runner", spy)
+    compile_wiki(corpus, wiki, settings, today=TODAY)
+    first_read = phases[0]
+    assert first_read[0] >= first_read[1]  # the first parse: workers
+    phases.clear()
+    edit_policy(corpus, 0, 45)
+    report = compile_wiki(corpus, wiki, settings, today=TODAY)
+    assert report.files_changed == 1 and report.records_extracted == 1
+    read = phases[0]
+    assert read[0] < read[1]  # the edit: parsed in this process
+    monkeypatch.setattr(build, "step_runner", real)
+    _assert_equals_clean(corpus, wiki, tmp_path)

@@ -10,6 +10,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+import orjson
+
 from pydantic import ValidationError
 
 from compiler.models import SourceRecord
@@ -166,8 +168,15 @@ class ItemMemo:
 
 
 def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False,
-                                     separators=(",", ":")).encode()).hexdigest()
+    # every payload object of an edited export is digested (a 1 % edit: ~60 per changed
+    # record); orjson's sorted dump costs ~1/3 of json.dumps' (the digests only have to be
+    # stable within one Folio: the memo is rebuilt once when they change)
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # what orjson does not take (integers beyond 64 bits): the json module
+        data = json.dumps(value, sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":")).encode()
+    return hashlib.sha256(data).hexdigest()
 
 
 # the memo of the file being parsed in this process, if the caller keeps one (compiler/steps.py)

@@ -286,3 +286,14 @@ def test_an_edit_of_a_remembered_export_is_parsed_without_starting_workers(
     assert read[0] < read[1]  # the edit: parsed in this process
     monkeypatch.setattr(build, "step_runner", real)
     _assert_equals_clean(corpus, wiki, tmp_path)
+
+
+def test_payload_digests_take_what_json_takes() -> None:
+    """The object digests of the parse memo: key order does not matter, an integer beyond 64
+    bits (which orjson refuses) still digests, and different values digest differently."""
+    from connectors._common import _digest
+
+    assert _digest({"a": 1, "b": [2, "é"]}) == _digest({"b": [2, "é"], "a": 1})
+    big = _digest({"id": 2 ** 70})
+    assert big == _digest({"id": 2 ** 70}) and big != _digest({"id": 2 ** 70 + 1})
+    assert _digest({"a": 1.5}) != _digest({"a": "1.5"})

@@ -266,9 +266,12 @@ class State:
                 out.setdefault(file, {})[digest] = (key, rid, sha)
         return out
 
-    def set_item_digests(self, path: str, rows: Sequence[tuple[str, str, str, str]]) -> None:
-        """Replace the file's (object digest, record key, id, sha256) rows."""
-        self.db.execute("DELETE FROM item_digests WHERE file=?", (path,))
+    def update_item_digests(self, path: str, gone: Sequence[str],
+                            rows: Sequence[tuple[str, str, str, str]]) -> None:
+        """Remove the file's rows of digests ``gone`` and put ``rows`` (object digest, record
+        key, id, sha256): an edited export rewrites only the rows of the objects that changed."""
+        self.db.executemany("DELETE FROM item_digests WHERE file=? AND digest=?",
+                            [(path, d) for d in gone])
         self.db.executemany("INSERT OR REPLACE INTO item_digests VALUES (?,?,?,?,?)",
                             [(path, *r) for r in rows])
 

@@ -297,3 +297,38 @@ def test_payload_digests_take_what_json_takes() -> None:
     big = _digest({"id": 2 ** 70})
     assert big == _digest({"id": 2 ** 70}) and big != _digest({"id": 2 ** 70 + 1})
     assert _digest({"a": 1.5}) != _digest({"a": "1.5"})
+
+
+def test_an_edited_export_rewrites_only_the_memo_rows_of_its_changed_objects(
+        tmp_path: Path, monkeypatch) -> None:
+    """The payload object digests of an edited export are written as a change (the edited
+    object's row goes, its new one comes) and end up what a clean compile stores."""
+    from test_incremental import edit_policy
+
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    written: list[tuple[str, list, list]] = []
+    real = State.update_item_digests
+
+    def spy(self, path, gone, rows):
+        written.append((path, list(gone), list(rows)))
+        return real(self, path, gone, rows)
+
+    monkeypatch.setattr(State, "update_item_digests", spy)
+    edit_policy(corpus, 0, 45)
+    compile_wiki(corpus, wiki, today=TODAY)
+    assert [(p, len(g), len(r)) for p, g, r in written] == [("confluence/pol.json", 1, 1)]
+    monkeypatch.setattr(State, "update_item_digests", real)
+
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today=TODAY, full=True)
+
+    def memo(w: Path) -> list[tuple]:
+        st = wiki_state(w)
+        try:
+            return sorted(st.db.execute("SELECT * FROM item_digests"))
+        finally:
+            st.close()
+
+    assert memo(wiki) == memo(clean) != []

@@ -204,8 +204,10 @@ class _Compile:
             st.set_meta("directory", self.directory.to_json())  # identities: compiler/directory.py
 
             changed_files, reread = self._scan()
-            before = st.record_keys_of_files(reread)
-            changed, seen, decls = self._read(changed_files, reread, before)
+            held = st.record_index_of_files(reread)
+            before = {key: sha for key, (sha, _) in held.items()}
+            changed, seen, decls = self._read(changed_files, reread, before, held)
+            del held
             del changed_files  # the corpus's bytes: not to be carried into the workers
             removed = set(before) - seen
             if not full and st.meta("extract_digest") != self.backend.digest:
@@ -369,15 +371,18 @@ class _Compile:
         return changed, reread
 
     # -- 2 and 3: parse and extract ---------------------------------------------------------
-    def _read(self, changed_files: list[tuple], reread: set[str], stored: dict[str, str]
+    def _read(self, changed_files: list[tuple], reread: set[str], stored: dict[str, str],
+              held: dict[str, tuple[str, str]]
               ) -> tuple[list[str], set[str], dict[str, Declaration]]:
         """Parse changed files and store the records whose content changed, extracted.
-        ``stored``: record key → sha256 of the records the state holds for those files.
+        ``stored``: record key → sha256 of the records the state holds for those files;
+        ``held``: the same keys → (sha256, file).
         Returns those keys (sorted), every key read, and the changed records' declarations."""
         st = self.state
-        # what the state knows of the records read, looked up per file: loading the whole
-        # record index made every incremental compile O(all records)
-        known: dict[str, tuple[str, str]] = {}
+        # what the state knows of the records read: those of the files read again are known
+        # already; others (new keys, or keys another file held) are looked up per file
+        # (loading the whole record index made every incremental compile O(all records))
+        known: dict[str, tuple[str, str]] = dict(held)
         owner: dict[str, str] = {}
         changed: list[str] = []
         decls: dict[str, Declaration] = {}
@@ -398,7 +403,8 @@ class _Compile:
                          self.state.release_memory) as run:
             for (f, _, stat, sha, now_ns), results in zip(changed_files, run(parse_file, items)):
                 known.update(st.record_index_of(
-                    r.key for r in results if not isinstance(r, RecordError)))
+                    r.key for r in results if not isinstance(r, RecordError)
+                    and r.key not in known))
                 file_errors: list[RecordError] = []
                 memo: list[tuple[str, str, str, str]] = []
                 for item in results:

@@ -316,11 +316,13 @@ class State:
     def record_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
 
-    def record_keys_of_files(self, files: Iterable[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
+    def record_index_of_files(self, files: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """key → (sha256, file) of the records stored for ``files``."""
+        out: dict[str, tuple[str, str]] = {}
         for chunk in _chunks(list(files)):
-            q = f"SELECT key, sha256 FROM records WHERE file IN ({','.join('?' * len(chunk))})"
-            out.update(dict(self.db.execute(q, chunk)))
+            q = ("SELECT key, sha256, file FROM records "
+                 f"WHERE file IN ({','.join('?' * len(chunk))})")
+            out.update((r[0], (r[1], r[2])) for r in self.db.execute(q, chunk))
         return out
 
     def load_records(self, keys: Iterable[str]) -> Iterator[tuple[str, str, str, str]]:

@@ -332,3 +332,37 @@ def test_an_edited_export_rewrites_only_the_memo_rows_of_its_changed_objects(
             st.close()
 
     assert memo(wiki) == memo(clean) != []
+
+
+def test_records_of_an_edited_file_are_not_looked_up_one_file_at_a_time_again(
+        tmp_path: Path, monkeypatch) -> None:
+    """The state's index of the records an edited file held comes with the scan; only keys
+    it does not hold (new ones, or keys another file held) are looked up while parsing."""
+    import json
+
+    from test_incremental import edit_policy
+
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    edit_policy(corpus, 0, 45)
+    path = corpus / "confluence" / "pol.json"
+    doc = json.loads(path.read_text())
+    page = json.loads(json.dumps(doc["results"][0]))
+    page["id"], page["title"] = "990001", "A Page New To The Export"
+    doc["results"].append(page)
+    path.write_text(json.dumps(doc, indent=2))
+    asked: list[str] = []
+    real = State.record_index_of
+
+    def spy(self, keys):
+        keys = list(keys)
+        asked.extend(keys)
+        return real(self, keys)
+
+    monkeypatch.setattr(State, "record_index_of", spy)
+    report = compile_wiki(corpus, wiki, today=TODAY)
+    monkeypatch.setattr(State, "record_index_of", real)
+    assert report.records_extracted == 2
+    assert [k.rsplit("/", 1)[1] for k in asked] == ["990001"]
+    _assert_equals_clean(corpus, wiki, tmp_path)

@@ -6,6 +6,7 @@
     python3 benchmarks/quality_bench.py --corpus examples/acme --truth benchmarks/truth/acme.yaml
     python3 benchmarks/quality_bench.py --all                  # generated company and acme
     python3 benchmarks/quality_bench.py --json                 # machine-readable figures
+    python3 benchmarks/quality_bench.py --no-schema --seed 11  # without the corpus's schema.yaml
 
 The compile runs through the real CLI in a subprocess (``folio compile``, ``folio export
 claims --format jsonl`` also ``--as`` each denied principal, ``folio lint --json``), offline
@@ -169,8 +170,11 @@ def _src(key: str) -> tuple[str, str, str]:
 
 class Scorer:
     def __init__(self, truth: dict[str, Any], claims: list[dict[str, Any]],
-                 findings: list[dict[str, Any]]) -> None:
+                 findings: list[dict[str, Any]],
+                 names: dict[str, set[str]] | None = None) -> None:
         self.truth = truth
+        # --no-schema: the other names the company's own schema gives each attribute
+        self.names_of = {_norm_attr(k): {_norm_attr(n) for n in v} for k, v in (names or {}).items()}
         self.claims = claims
         self.findings = findings
         self.schema_mode = any("qualifiers" in c for c in claims)
@@ -212,6 +216,8 @@ class Scorer:
     def attr_ok(self, c: dict[str, Any], attr: str, quals: dict[str, str]) -> bool:
         ca = _norm_attr(c.get("attribute", ""))
         want = _norm_attr(attr)
+        if ca in self.names_of.get(want, ()):
+            ca = want
         if "qualifiers" in c:
             got = {_norm_attr(k): _norm_attr(v) for k, v in (c.get("qualifiers") or {}).items()}
             return ca == want and got == {_norm_attr(k): _norm_attr(v) for k, v in quals.items()}
@@ -420,8 +426,9 @@ def _ratio(a: int, b: int) -> float | None:
     return a / b if b else None
 
 
-def score(truth: dict[str, Any], run: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    s = Scorer(truth, run["claims"], run["findings"])
+def score(truth: dict[str, Any], run: dict[str, Any], notes: list[str],
+          names: dict[str, set[str]] | None = None) -> dict[str, Any]:
+    s = Scorer(truth, run["claims"], run["findings"], names)
     rec = s.recall()
     auth = s.winners(truth.get("authority_conflicts", []))
     rcy = s.winners(truth.get("recency_conflicts", []))
@@ -463,7 +470,10 @@ def score(truth: dict[str, Any], run: dict[str, Any], notes: list[str]) -> dict[
     for k, (op, target, _) in TARGETS.items():
         v = figures[k]
         met[k] = None if v is None else (v >= target - 1e-9 if op == ">=" else v <= target + 1e-9)
-    return {"corpus": truth.get("corpus"), "mode": "schema" if s.schema_mode else "legacy",
+    mode = "schema" if s.schema_mode else "legacy"
+    if names is not None:
+        mode += ", no schema.yaml"
+    return {"corpus": truth.get("corpus"), "mode": mode,
             "claims": len(run["claims"]), "compile_seconds": round(run["seconds"], 2),
             "rejected_inputs": run["rejected_inputs"], "notes": notes, "figures": figures,
             "counts": counts, "met": met,
@@ -515,16 +525,47 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run_one(corpus: Path, truth_path: Path, work: Path) -> dict[str, Any]:
+def schema_names(corpus: Path) -> dict[str, set[str]]:
+    """Attribute → the other names the corpus's own schema.yaml gives it (its phrases). Used
+    with --no-schema: the compiler never sees them, but an attribute it names ``title`` or
+    ``price`` from the sources' own words is the truth's ``job title`` or ``list price``
+    when the company itself uses those words for it. Only naming is forgiven: the claims
+    still have to meet in one group for a conflict to be decided."""
+    path = corpus / "schema.yaml"
+    if not path.is_file():
+        return {}
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    out: dict[str, set[str]] = defaultdict(set)
+    for t in (raw.get("types") or {}).values():
+        for name, a in ((t or {}).get("attributes") or {}).items():
+            out[name] |= {str(p) for p in ((a or {}).get("phrases") or [])}
+    return dict(out)
+
+
+def without_schema(corpus: Path, work: Path) -> Path:
+    """A copy of the corpus without its schema.yaml (the bundled base schema still applies)."""
+    copy = work / "corpus-no-schema"
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(corpus, copy, ignore=shutil.ignore_patterns("schema.yaml"))
+    return copy
+
+
+def run_one(corpus: Path, truth_path: Path, work: Path, no_schema: bool = False
+            ) -> dict[str, Any]:
     truth = yaml.safe_load(truth_path.read_text(encoding="utf-8"))
     work.mkdir(parents=True, exist_ok=True)
+    names = None
+    if no_schema:
+        names = schema_names(corpus)
+        corpus = without_schema(corpus, work)
     prepared, notes = prepare_corpus(corpus, work)
     principals = sorted({p for r in truth.get("restricted", []) for p in r.get("denied", [])})
     wiki = work / "wiki"
     if wiki.exists():
         shutil.rmtree(wiki)
     run = compile_and_export(prepared, wiki, principals)
-    return score(truth, run, notes)
+    return score(truth, run, notes, names)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -536,6 +577,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the generated company")
     ap.add_argument("--all", action="store_true", help="the generated company and examples/acme")
     ap.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    ap.add_argument("--no-schema", action="store_true",
+                    help="compile each corpus without its schema.yaml (schema induction's case); "
+                    "attribute names the corpus's schema lists as phrases count as its names")
     ap.add_argument("--workdir", type=Path, help="keep corpora and wikis here (default: a temp dir)")
     args = ap.parse_args(argv)
 
@@ -561,7 +605,8 @@ def main(argv: list[str] | None = None) -> int:
         for i, c in enumerate(corpora):
             t = truths[i] if i < len(truths) else c / "truth.yaml"
             jobs.append((c, t))
-        results = [run_one(c, t, work / f"run-{i}") for i, (c, t) in enumerate(jobs)]
+        results = [run_one(c, t, work / f"run-{i}", args.no_schema)
+                   for i, (c, t) in enumerate(jobs)]
         if args.json:
             print(json.dumps(results, indent=2))
         else:

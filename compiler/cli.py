@@ -273,6 +273,10 @@ def lint(
             from .lint import unmapped_text
 
             out.print(unmapped_text(report.unmapped), markup=False)
+        if report.induced:
+            from .lint import induced_text
+
+            out.print(induced_text(report.induced), markup=False, highlight=False)
     if report.errors:
         raise typer.Exit(1)
 
@@ -326,6 +330,57 @@ def export_claims_cmd(
             sys.stdout.write(line + "\n")
     else:
         write_atomic(output, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+schema_app = folio_typer(help="The corpus schema (docs/schema.md).")
+app.add_typer(schema_app, name="schema")
+
+
+@schema_app.command("induce")
+def schema_induce(
+    wiki: WikiOpt = Path("wiki"),
+    output: Annotated[Optional[Path], typer.Option(
+        "--out", help="write the suggested schema.yaml here (never over an existing file); "
+        "default: print it")] = None,
+) -> None:
+    """The field mappings the last compile induced, as a schema.yaml to review and keep.
+    Merge what you accept into the corpus's schema.yaml: declared mappings then replace the
+    induced ones (claims are no longer marked induced)."""
+    import yaml
+
+    from .schema.induce import Induction, suggested_yaml
+
+    state = _open(wiki)
+    try:
+        raw = state.meta("induced")
+    finally:
+        state.close()
+    induction = Induction.from_json(raw) if raw else Induction()
+    if induction.empty:
+        out.print("nothing induced: every field is mapped by the schema, or no two systems' "
+                  "fields were shown to be one attribute", markup=False)
+        return
+    text = ("# Suggested by `folio schema induce` from the corpus's own records "
+            "(docs/schema.md).\n# Review every mapping before keeping it: each was inferred, "
+            "not declared.\n" + "".join(
+                f"#   {f.column.label} → {f.entity_type}.{f.attribute}: {f.evidence}\n"
+                for f in sorted(induction.fields, key=lambda f: f.column.label))
+            + "".join(f"#   prose '{p.attribute}' on {', '.join(p.entity_types)}: {p.evidence}\n"
+                      for p in induction.phrases)
+            + yaml.safe_dump(suggested_yaml(induction), sort_keys=False, allow_unicode=True))
+    if output is None:
+        sys.stdout.write(text)
+        return
+    if output.exists():
+        out.print(f"error: {output}: exists; not overwritten (choose another --out)",
+                  markup=False)
+        raise typer.Exit(2)
+    from .atomic import write_atomic
+
+    write_atomic(output, text.encode("utf-8"))
+    out.print(f"wrote {output} ({plural(len(induction.fields), 'induced mapping')}, "
+              f"{plural(len(induction.phrases), 'induced prose attribute')})",
+              markup=False)
 
 
 @app.command()

@@ -40,6 +40,9 @@ class ExportedClaim(BaseModel):
     qualifiers: dict[str, str] = Field(
         default_factory=dict, description="qualifier → canonical value (part of the identity)")
     mapped: bool = Field(False, description="the attribute is declared in the schema")
+    induced: bool = Field(False, exclude_if=lambda v: not v,
+                          description="mapped by schema induction, not a declared mapping "
+                          "(SCHEMA.md and `folio lint` list the induced mappings)")
     value_type: str = Field("text", description="the attribute's value type")
     normalized: str | None = Field(
         None, description="typed canonical value compared by conflicts and search")
@@ -56,6 +59,7 @@ class ExportedClaim(BaseModel):
             source_system=c.source.system, authority_rule=c.authority.rule,
             authority_rank=c.authority.rank, observed_at=c.observed_at, quote=c.quote,
             span=c.span, acl=c.acl, qualifiers=c.qualifiers, mapped=c.mapped,
+            induced=c.induced,
             value_type=c.value_type, as_of=c.as_of,
             normalized=c.normalized if c.normalized is not None or not c.comparable
             else comparison_value(c),

@@ -14,6 +14,7 @@ Pure: the same record, extraction, registry and schema always give the same clai
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -24,7 +25,7 @@ from .slug import safe_type
 from .schema.index import Declared, Vocabulary, vocabulary
 from .schema.mapping import field_attribute, field_target, normalized_value
 from .schema.model import Schema
-from .text import name_key, normalize_attribute, normalize_value
+from .text import collapse, name_key, normalize_attribute, normalize_value
 
 
 def _find(text: str, lookup: Lookup) -> Sequence[tuple[int, int, str]]:
@@ -111,6 +112,19 @@ def _declared(raw: RawClaim, record: SourceRecord, subject: str, attribute: str,
     return vocab.attribute_named(_type_of(subject), attribute)
 
 
+_COUNTED = re.compile(r"^(\d[\d,.]*)\s+([a-z][a-z -]*[a-z])$")
+
+
+def _counted(vocab: Vocabulary, entity_type: str, value: str) -> tuple[Declared | None, str]:
+    """"Storage: 9,300 pallet positions" states the number attribute its value counts (the
+    type's ``pallet positions``, by name or phrase): that attribute, and the number alone."""
+    m = _COUNTED.match(collapse(value).lower())
+    if m is None:
+        return None, value
+    d = vocab.attribute(entity_type, m.group(2))
+    return (d, m.group(1)) if d is not None and d.spec.type == "number" else (None, value)
+
+
 def link_record(
     record: SourceRecord, extraction: Extraction, lookup: Lookup, authority: Authority,
     schema: Schema | None = None,
@@ -125,8 +139,8 @@ def link_record(
                       and (eid := lookup(name_key(r.value), r.target_type)) is not None]
     claims: list[Claim] = []
     for raw in extraction.claims:
-        if (vocab is not None and raw.kind == "field" and not raw.mapped and raw.field
-                and raw.field != "name"):
+        if (vocab is not None and raw.kind == "field" and (not raw.mapped or vocab.induced)
+                and raw.field and raw.field != "name"):
             attribute, mapped, on_type, quals = field_attribute(vocab, record, raw.field)
             if mapped:
                 raw = raw.model_copy(update={"attribute": attribute, "mapped": True,
@@ -141,15 +155,20 @@ def link_record(
         mentions = _mentions(raw.model_copy(update={"kind": kind}) if kind != raw.kind else raw,
                              subject, lookup)
         value_type, normalized, cardinality = "text", None, "single"
+        induced = False
         if kind in ("field", "fact"):
             d = (_declared(raw, record, subject, attribute, vocab, mapped)
                  if vocab is not None else None)
+            counted = value
+            if d is None and kind == "fact" and vocab is not None:
+                d, counted = _counted(vocab, _type_of(subject), value)
             if d is not None:
                 target = field_target(vocab, record, raw.field) if raw.field else None
                 fm = target[1] if target is not None and target[0] == d else None
+                induced = (fm is not None and fm.induced) or d.spec.induced
                 attribute, mapped = d.name, True
                 value_type, cardinality = d.spec.type, d.spec.cardinality
-                normalized = normalized_value(vocab, d, value, fm, lookup)  # type: ignore[arg-type]
+                normalized = normalized_value(vocab, d, counted, fm, lookup)  # type: ignore[arg-type]
             else:
                 mapped = False  # compared by the text form (compiler.resolve), not stored
         elif kind == "reference":
@@ -181,6 +200,7 @@ def link_record(
                 mentions=mentions,
                 qualifiers=qualifiers,
                 mapped=mapped and kind != "statement",
+                induced=induced and mapped,
                 value_type=value_type,
                 normalized=normalized,
                 cardinality=cardinality,  # type: ignore[arg-type]

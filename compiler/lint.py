@@ -12,7 +12,9 @@
   privacy could not be determined (compiler/privacy_check.py)
 
 Beside the findings, the report lists the most frequent unmapped attributes (claims whose
-attribute the schema does not declare), so the schema can grow where the sources need it.
+attribute the schema does not declare), so the schema can grow where the sources need it, and
+the mappings schema induction made (compiler/schema/induce.py), so a human can accept them
+into schema.yaml (``folio schema induce`` writes them as one).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from .lint_report import Finding, LintReport, UnmappedAttribute
+from .lint_report import Finding, InducedMapping, LintReport, UnmappedAttribute
 from .models import Claim
 from .privacy_check import undetermined_privacy
 from .state import State
@@ -142,12 +144,38 @@ def unmapped_text(unmapped: list[UnmappedAttribute]) -> str:
             + "; ".join(parts))
 
 
+def induced_mappings(state: State) -> list[InducedMapping]:
+    """The field mappings the last compile induced (none when a schema maps everything)."""
+    raw = state.meta("induced")
+    if not raw:
+        return []
+    data = json.loads(raw)
+    out = [InducedMapping.model_validate({k: v for k, v in f.items()
+                                          if k in InducedMapping.model_fields})
+           for f in data.get("fields", [])]
+    for types, name, vtype, _, evidence in data.get("phrases", []):
+        out += [InducedMapping(system="prose", instance="", record_type="", field=name,
+                               entity_type=t, attribute=name, new_attribute=True,
+                               evidence=f"{vtype}: {evidence}") for t in types]
+    return out
+
+
+def induced_text(induced: list[InducedMapping]) -> str:
+    parts = [(f"prose '{m.field}'" if m.system == "prose" and not m.record_type
+              else f"{m.system}/{m.record_type}.{m.field}")
+             + f" → {m.entity_type}.{m.attribute}" + (" (new)" if m.new_attribute else "")
+             for m in induced]
+    return ("Induced mappings (no schema.yaml maps these fields; accept them with "
+            "`folio schema induce`): " + "; ".join(parts))
+
+
 def lint(state: State, wiki: Path, now: datetime) -> LintReport:
     findings = _contradictions(state) + _links(state, wiki) + _missing_entities(state)
     findings += _stale(state, now)
     findings += _stale_answers(state)
     findings += undetermined_privacy(state)
-    return LintReport(findings=findings, unmapped=unmapped_attributes(state))
+    return LintReport(findings=findings, unmapped=unmapped_attributes(state),
+                      induced=induced_mappings(state))
 
 
 def _stale_answers(state: State) -> list[Finding]:
@@ -164,6 +192,7 @@ def as_json(report: LintReport) -> str:
     return json.dumps(
         {"errors": report.errors, "warnings": report.warnings,
          "findings": [f.model_dump() for f in report.findings],
-         "unmapped": [u.model_dump() for u in report.unmapped]},
+         "unmapped": [u.model_dump() for u in report.unmapped],
+         "induced": [m.model_dump() for m in report.induced]},
         indent=2, sort_keys=True,
     )

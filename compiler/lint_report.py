@@ -1,5 +1,5 @@
-"""What ``folio lint`` reports: findings (errors and warnings) and the most frequent unmapped
-attributes. Its own module so that the checks living elsewhere (privacy_check.py) and the
+"""What ``folio lint`` reports: findings (errors and warnings), the most frequent unmapped
+attributes and the induced field mappings. Its own module so that the checks living elsewhere (privacy_check.py) and the
 principal's filter (views.py) build a report without importing lint.py."""
 
 from __future__ import annotations
@@ -25,9 +25,23 @@ class UnmappedAttribute(BaseModel):
     example: str = Field(description="a page that states it")
 
 
+class InducedMapping(BaseModel):
+    """A field mapping schema induction made (compiler/schema/induce.py), with its evidence."""
+
+    system: str
+    instance: str
+    record_type: str
+    field: str
+    entity_type: str
+    attribute: str
+    new_attribute: bool = Field(description="the attribute is induction's own, not declared")
+    evidence: str
+
+
 class LintReport(BaseModel):
     findings: list[Finding]
     unmapped: list[UnmappedAttribute] = []
+    induced: list[InducedMapping] = []
 
     @property
     def errors(self) -> int:

@@ -245,6 +245,9 @@ class Claim(_Frozen):
         "window for Enterprise is not the one for Standard)")
     mapped: bool = Field(False, exclude_if=lambda v: not v,
                          description="the attribute is declared in the schema")
+    induced: bool = Field(False, exclude_if=lambda v: not v,
+                          description="mapped by schema induction (the corpus's own evidence, "
+                          "compiler/schema/induce.py), not by a declared mapping")
     value_type: str = Field("text", exclude_if=lambda v: v == "text",
                             description="the attribute's value type (text when unmapped)")
     normalized: str | None = Field(

@@ -53,6 +53,10 @@ class FolioSettings(BaseSettings):
         DEFAULT_MAX_EXPANDED_BYTES, ge=1,
         description="bytes of YAML scalars a document may expand to, aliases expanded")
     yaml_max_aliases: int = Field(DEFAULT_MAX_ALIASES, ge=0, description="YAML aliases per document at most")
+    schema_induction: bool = Field(
+        True, description="map fields no schema maps when the corpus's own records show them "
+        "to be one attribute (compiler/schema/induce.py, docs/schema.md); off: only declared "
+        "mappings apply")
     full_relink_ratio: float = Field(
         0.2, gt=0, le=1,
         description="above this share of records changed, relink everything instead of "

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from .corpus import AUTHORITY, AUTHORITY_HEADER, DIRECTORY, SCHEMA, SOURCES
+from .corpus import AUTHORITY, AUTHORITY_HEADER, DIRECTORY, schema, sources
 from .questions import build_questions
 from .world import Builder
 
@@ -34,10 +34,10 @@ def generate(seed: int, out: Path) -> dict[str, Any]:
     questions = build_questions(builder)
     out.mkdir(parents=True, exist_ok=True)
     written = {
-        "sources.yaml": _dump(SOURCES),
+        "sources.yaml": _dump(sources(builder.lex)),
         "authority.yaml": AUTHORITY_HEADER + _dump(AUTHORITY),
         "directory.yaml": _dump(DIRECTORY),
-        "schema.yaml": _dump(SCHEMA),
+        "schema.yaml": _dump(schema(builder.lex)),
         "truth.yaml": _dump(truth.as_dict()),
         "questions.yaml": _dump(questions),
     }

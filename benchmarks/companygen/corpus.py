@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+from .lexicon import Lexicon
 from .common import CONF_BASE, CONF_INST, HS_INST, JIRA_BASE, JIRA_INST, MD_INST, SF_INST, TENANT, ZD_BASE, ZD_INST
 
 SOURCES: dict[str, Any] = {
@@ -20,7 +22,7 @@ SOURCES: dict[str, Any] = {
                      "reference_fields": {"Hospital": "account"}}},
         {"path": "zendesk", "system": "zendesk", "instance": ZD_INST,
          "default_acl": {"groups": ["staff"]},
-         "options": {"base_url": ZD_BASE, "custom_field_names": {"360010001": "Service plan"}}},
+         "options": {"base_url": ZD_BASE, "custom_field_names": {"360010001": "Service plan"}}},  # relabelled per seed: sources()
         {"path": "salesforce", "system": "salesforce", "instance": SF_INST,
          "default_acl": {"groups": ["staff"]},
          "options": {"instance_url": "https://corvane.my.salesforce.com"}},
@@ -184,3 +186,36 @@ SCHEMA: dict[str, Any] = {
             "Device Serial": "device serial"}},
     ],
 }
+
+
+def sources(lex: Lexicon) -> dict[str, Any]:
+    """sources.yaml with this seed's Zendesk custom field label."""
+    out = copy.deepcopy(SOURCES)
+    for src in out["sources"]:
+        if src["system"] == "zendesk":
+            src["options"]["custom_field_names"] = {"360010001": lex.zd["service plan"]}
+    return out
+
+
+def schema(lex: Lexicon) -> dict[str, Any]:
+    """schema.yaml mapping this seed's field names (the company knows its own fields), with
+    their words among the attribute's phrases."""
+    out = copy.deepcopy(SCHEMA)
+    sf = lex.sf
+    renames = {"Service_Plan__c": sf["service plan"], "Contract_Renewal__c": sf["renewal date"],
+               "Device_Class__c": sf["device class"], "Warranty_Months__c": sf["warranty period"],
+               "Primary_Product__c": sf["product"], "service_plan": lex.hs["service plan"],
+               "Device Serial": lex.jira["device serial"]}
+    for m in out["mappings"]:
+        m["fields"] = {renames.get(f, f): t for f, t in m["fields"].items()}
+        if m["system"] == "hubspot" and m["record_type"] == "companies":
+            m["fields"][lex.hs["renewal date"]] = "renewal date"
+    out["mappings"].append({"system": "zendesk", "record_type": "organization",
+                            "entity_type": "account",
+                            "fields": {lex.zd_org["service plan"]: "service plan"}})
+    for tname, t in out["types"].items():
+        for aname, a in t["attributes"].items():
+            extra = [w for w in lex.phrases(aname) if w not in a.get("phrases", [])]
+            if extra:
+                a["phrases"] = [*a.get("phrases", []), *extra]
+    return out

@@ -34,7 +34,7 @@ class CrmMixin(_Base):
             accounts.append(P.sf_record("Account", a.sf_id, {
                 "Name": a.sf_name, "Type": "Customer - Direct", "Industry": SF_INDUSTRY[a.industry],
                 "AnnualRevenue": float(a.revenue), "NumberOfEmployees": a.employees,
-                "Service_Plan__c": a.plan, "Contract_Renewal__c": a.renewal,
+                self.lex.sf["service plan"]: a.plan, self.lex.sf["renewal date"]: a.renewal,
                 "BillingCity": a.city, "BillingCountry": "Germany" if "GmbH" in a.sf_name else "United States",
                 "Website": f"www.{a.domain}", "Description": desc,
                 "CreatedDate": "2021-03-04T10:00:00.000+0000",
@@ -79,8 +79,8 @@ class CrmMixin(_Base):
             k = key("salesforce", SF_INST, "Product2", p.sf_id)
             products.append(P.sf_record("Product2", p.sf_id, {
                 "Name": p.name, "ProductCode": p.code, "Family": "Medical Devices",
-                "IsActive": True, "Device_Class__c": DEVICE_CLASSES[p.dclass],
-                "Warranty_Months__c": float(p.warranty),
+                "IsActive": True, self.lex.sf["device class"]: DEVICE_CLASSES[p.dclass],
+                self.lex.sf["warranty period"]: float(p.warranty),
                 "Description": f"{p.name}, manufactured by Corvane Medical.",
                 "CreatedDate": "2023-01-10T09:00:00.000+0000",
                 "LastModifiedDate": ts_sf(t), "SystemModstamp": ts_sf(t)}))
@@ -109,8 +109,8 @@ class CrmMixin(_Base):
                 "Name": name, "StageName": STAGES[stage][0], "Amount": float(amount),
                 "CloseDate": close, "Probability": 50.0, "Type": "Existing Customer - Upgrade",
                 "AccountId": a.sf_id, "Account": P.sf_ref("Account", a.sf_id, a.sf_name),
-                "Primary_Product__c": p.sf_id,
-                "Primary_Product__r": P.sf_ref("Product2", p.sf_id, p.name),
+                self.lex.sf["product"]: p.sf_id,
+                self.lex.sf_product_rel: P.sf_ref("Product2", p.sf_id, p.name),
                 "Description": None, "CreatedDate": "2026-06-01T09:00:00.000+0000",
                 "LastModifiedDate": ts_sf(t), "SystemModstamp": ts_sf(t)}))
             k = key("salesforce", SF_INST, "Opportunity", oid)
@@ -149,14 +149,16 @@ class CrmMixin(_Base):
             companies.append(P.hubspot_object(a.hs_id, {
                 "name": a.hs_name, "domain": a.domain, "industry": HS_INDUSTRY[ind],
                 "annualrevenue": str(rev), "numberofemployees": str(emp),
-                "service_plan": plan.lower(), "city": a.city,
+                self.lex.hs["service plan"]: plan.lower(),
+                self.lex.hs["renewal date"]: f"{a.renewal}T00:00:00.000Z", "city": a.city,
                 "description": f"{a.hs_name} is a Corvane customer in {a.city}.",
                 "hs_lastmodifieddate": ts_hs(t)}, "2024-02-01T08:00:00.000Z", ts_hs(t)))
             for attr, vt, val, written in (
                     ("annual revenue", "money", f"{rev} USD", str(rev)),
                     ("employees", "number", str(emp), str(emp)),
                     ("industry", "enum", ind, HS_INDUSTRY[ind]),
-                    ("service plan", "enum", plan, plan.lower())):
+                    ("service plan", "enum", plan, plan.lower()),
+                    ("renewal date", "date", a.renewal, f"{a.renewal}T00:00:00.000Z")):
                 T.fact(a.page, attr, vt, val, written, "structured", k)
         self.files["hubspot/companies.json"] = P.hubspot_list(companies)
 

@@ -41,7 +41,7 @@ class TicketsMixin(_Base):
                  "labels": "Labels", "reporter": "Reporter", "assignee": "Assignee",
                  "created": "Created", "updated": "Updated", "description": "Description",
                  "security": "Security Level", "comment": "Comment",
-                 "customfield_10310": "Hospital", "customfield_10311": "Device Serial"}
+                 "customfield_10310": "Hospital", "customfield_10311": self.lex.jira["device serial"]}
         issues = []
         eng = ["Stefan Berg", "Rosa Delgado", "Mateo Rossi", "Nadia Karimi"]
 
@@ -176,7 +176,7 @@ class TicketsMixin(_Base):
                                                external_id=a.sf_id, created="2023-05-01T08:00:00Z",
                                                updated=ts_zendesk(t),
                                                fields={"crm_account_name": a.sf_name,
-                                                       "service_plan": a.plan.lower()}))
+                                                       self.lex.zd_org["service plan"]: a.plan.lower()}))
 
         def ticket(n: int, subject: str, desc: str, a: Account, t: datetime, tags: list[str]) -> str:
             tid = 48100 + n

@@ -14,6 +14,7 @@ from typing import Any
 from .common import (ACCOUNT_POOL, Account, DEVICE_CLASSES, HS_INST, NOW, PEOPLE, PLANS,
                      PRODUCT_POOL, Product, SF_INST, TENANT, ZD_INST, _pg, key)
 from .crm import CrmMixin
+from .lexicon import Lexicon
 from .handbook import HandbookMixin
 from .phrasing import ENTITY_SHAPES, QUALIFIED_SHAPES, VERB_SHAPES, fill
 from .tickets import TicketsMixin
@@ -30,6 +31,12 @@ class Builder(CrmMixin, ConfluenceMixin, TicketsMixin, HandbookMixin):
         self.seed = seed
         self.truth = Truth(corpus=f"corvane-seed-{seed}", tenant=TENANT)
         self.files: dict[str, Any] = {}
+        self.lex = Lexicon(seed)
+        # each seed's writers prefer some of the shapes of each family
+        self.verb_shapes = {a: self.lex.shapes(s, keep=max(3, len(s) - 1))
+                            for a, s in sorted(VERB_SHAPES.items())}
+        self.entity_shapes = self.lex.shapes(ENTITY_SHAPES, keep=4)
+        self.qualified_shapes = self.lex.shapes(QUALIFIED_SHAPES, keep=4)
         r = self.rng
         pool = ACCOUNT_POOL[:3] + r.sample(ACCOUNT_POOL[3:], 7)
         hospitals = [a for a in pool if a[5]]
@@ -94,11 +101,11 @@ class Builder(CrmMixin, ConfluenceMixin, TicketsMixin, HandbookMixin):
 
     def prose(self, attr: str, *, E: str = "", V: str, A: str = "", Q: str = "",
               P: str | None = None) -> str:
-        shapes = VERB_SHAPES.get(attr)
+        shapes = self.verb_shapes.get(attr)
         if Q and not shapes:
-            shapes = QUALIFIED_SHAPES
+            shapes = self.qualified_shapes
         if not shapes:
-            shapes = ENTITY_SHAPES
+            shapes = self.entity_shapes
         if not A:
             shapes = [s for s in shapes if "{A}" not in s] or shapes
         if "{P}" in "".join(shapes) and P is None:

@@ -51,7 +51,8 @@ _MAX_TEXT_VALUE_WORDS = 8
 _CODE = r"(?:[A-Za-z]{0,4}\d[\w]*(?:[.:/-]\w+)+|[A-Za-z]+-?\d+\w*|\d+[A-Za-z]+\d*)"
 _NEAR_CODE = re.compile(rf"^(?:\s+[a-z]+){{0,4}}?\s+(?P<v>{_CODE})(?=[\s.,;:)]|$)")
 _NAME_BEFORE = re.compile(r"^\s*(?P<v>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){1,3})\s+$")
-_OPEN_CODE = re.compile(rf"^(?i:open|opens|from|at|by|until|around|approximately)\s+"
+# "is open 06:00-22:00", "are accepted 06:30-20:30" (a participle: any "-ed" word)
+_OPEN_CODE = re.compile(rf"^(?i:open|opens|from|at|by|until|around|approximately|[a-z]{{3,}}ed)\s+"
                         rf"(?P<v>{_CODE}(?:\s+[A-Z]{{2,5}})?)$")  # "… 01:00-03:00 UTC"
 _BARE_NUMBER = re.compile(r"^\s*(?:up to |about |~)?\d[\d,]*(?:\.\d+)?\s*$", re.IGNORECASE)
 _FORMER = re.compile(

@@ -59,6 +59,9 @@ class Vocabulary:
             specificity = (m.instance is not None) + (m.record_type is not None)
             self._mappings.setdefault(attr_key(m.system), []).append(
                 (specificity, order, m, fields))
+        # induced mappings may take over a field extraction mapped by its name alone
+        self.induced = any(isinstance(t, FieldMap) and t.induced
+                           for m in schema.mappings for t in m.fields.values())
         self._field_cache: dict[tuple[str, str, str, str, str], tuple[Declared, FieldMap] | None] = {}
         self.words = frozenset(
             w for t in schema.types.values() for a, spec in t.attributes.items()

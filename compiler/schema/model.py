@@ -55,6 +55,9 @@ class Attribute(_Strict):
     currency: str | None = Field(None, description="money: currency when the source names none")
     unit: str | None = Field(None, description="duration: canonical unit (days, hours, …)")
     target: str | None = Field(None, description="reference: the entity type it points at")
+    induced: bool = Field(
+        False, description="declared by schema induction (compiler/schema/induce.py), never by "
+        "hand: a prose phrase the corpus states as a typed value on several records")
     home: str | None = Field(
         None, description="entity name a prose statement of this attribute is about when the "
         "sentence names no entity of this type (a company-wide policy, say)")
@@ -81,6 +84,9 @@ class FieldMap(_Strict):
     scale: float | None = Field(
         None, description="numbers: multiply the source's value by this before comparing "
         "(HubSpot's 0–1 deal probability × 100 is a percent)")
+    induced: bool = Field(
+        False, description="set by schema induction (compiler/schema/induce.py), never by "
+        "hand: the corpus's own evidence, not a schema.yaml, mapped this field")
 
 
 class Mapping(_Strict):

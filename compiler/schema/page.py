@@ -62,6 +62,13 @@ def render_schema_section(schema: Schema, digest: str) -> list[str]:
             lines.append(f"| {_cell(qname)} | {_cell(', '.join(q.values))} |")
         lines.append("")
     if schema.mappings:
+        if any(isinstance(t, FieldMap) and t.induced for m in schema.mappings
+               for t in m.fields.values()):
+            lines += ["Mappings marked *induced* were inferred from the corpus's own records "
+                      "(schema induction: values that agree on the same entities across "
+                      "systems, names, value types), not declared; `folio lint` lists their "
+                      "evidence and `folio schema induce` writes them as a schema.yaml to "
+                      "review and keep.", ""]
         lines += ["### Field mappings", "",
                   "| system | instance | record type | field | attribute |", "|---|---|---|---|---|"]
         for m in schema.mappings:
@@ -70,6 +77,8 @@ def render_schema_section(schema: Schema, digest: str) -> list[str]:
                 attr = target.attribute if isinstance(target, FieldMap) else target
                 if isinstance(target, FieldMap) and target.values:
                     attr += f" ({len(target.values)} values mapped)"
+                if isinstance(target, FieldMap) and target.induced:
+                    attr += " (induced)"
                 on = f"{m.entity_type}." if m.entity_type else ""
                 lines.append(f"| {_cell(m.system)} | {_cell(m.instance or 'any')} | "
                              f"{_cell(m.record_type or 'any')} | {_cell(field)} | "

@@ -1,0 +1,673 @@
+"""Schema induction: which fields of different systems name the same attribute, when no
+``schema.yaml`` says so.
+
+A corpus nobody wrote a schema for still has evidence of its own: two systems describing the
+same entities (a CRM account and a marketing company joined on one page) keep the same fact in
+fields named differently (``Contract_Tier__c`` and ``support_level``). Induction finds such
+fields so that their claims meet in one (subject, attribute, qualifiers) group and authority,
+recency and contested reporting can decide between them.
+
+Evidence, all generic (no word of any one corpus):
+
+* **value agreement on joined entities** (the strongest): two fields of different systems on
+  the same entity type whose normalised values agree on most entities both describe, clearly
+  more often than chance would give for their value distributions (Cohen's kappa), are one
+  attribute. Where they disagree on a few entities, that is exactly the conflict authority
+  must decide;
+* **names**: field names read as words (camelCase, snake_case, ``__c``, ``hs_``, ``cf_``,
+  ``customfield_`` folded), lightly stemmed and with a small generic synonym list, compared
+  with each other and with the schema's attribute names and phrases;
+* **value types**: dates only with dates, numbers with numbers, short value sets (enums) with
+  enums; a field and an attribute of incompatible types never merge.
+
+Merging is conservative (a false merge makes false conflicts): a field joins an attribute the
+schema already maps another system's field onto only when the values agree; two unmapped
+fields join when they agree, or when their names say the same thing and their types fit. A
+group that would pull together fields the schema maps onto two different attributes is left
+alone.
+
+The result is a :class:`Induction`: the fields mapped, each with its evidence, and an overlay
+schema (new attributes for groups the schema did not know, mappings marked ``induced``) that
+the compile merges over the corpus's schema. Pure and deterministic: a function of the
+schema and the records' fields only, so an incremental compile and a clean rebuild induce the
+same mappings; the compile records the induced schema's digest (in the DBOM, like the
+schema's) and relinks every record when it changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .index import Vocabulary, vocabulary
+from .keys import attr_key, type_key, value_key
+from .model import Attribute, EntityType, FieldMap, Mapping, Schema
+from .values import format_number, parse_date, parse_number
+
+INDUCED_VERSION = "induce-2"  # bump when the rules change: the digest then changes too
+
+# a pair of fields is one attribute when, on the entities both describe, ...
+MIN_SHARED = 3        # ... at least this many entities carry both
+MIN_AGREE = 3         # ... at least this many agree
+MIN_AGREE_SHARE = 0.6  # ... and this share of them agree
+MIN_KAPPA = 0.5       # ... clearly more than chance agreement for their value distributions
+MIN_NAME_SIM = 0.99   # names alone: the same words after folding (no values to compare)
+# a group whose values agree takes a declared attribute's name when its words half match
+MIN_GROUP_NAME_SIM = 0.5
+
+_PREFIX = re.compile(r"^(?:hs|cf|custom|customfield|x|u|c)$")
+_TOKEN = re.compile(r"[0-9a-z]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CUSTOM = re.compile(r"__(c|r|pc)$", re.IGNORECASE)
+_DIGITS = re.compile(r"^\d+$")
+
+# generic synonyms: words enterprise systems use interchangeably in field names
+_SYNONYMS = {
+    "level": "tier", "grade": "tier", "class": "tier", "plan": "tier", "segment": "tier",
+    "package": "tier", "coverage": "tier",
+    "expiry": "end", "expiration": "end", "expires": "end", "finish": "end",
+    "start": "begin", "commencement": "begin",
+    "renewal": "renew", "renews": "renew",
+    "org": "organization", "organisation": "organization", "company": "organization",
+    "account": "organization",
+    "headcount": "employee", "staff": "employee", "employees": "employee",
+    "revenue": "revenue", "turnover": "revenue", "sales": "revenue",
+    "cost": "price", "fee": "price",
+    "sn": "serial", "serialno": "serial",
+    "role": "title", "position": "title", "jobtitle": "title",
+    "mail": "email", "e": "",
+}
+_STOP = frozenset({"the", "of", "a", "an", "and", "or", "for", "to", "in", "on", "at", "by",
+                   "no", "nr", "num", "number", "id", "value", "field", "date", "c", "pc", ""})
+_MONEY_WORDS = frozenset({"revenue", "price", "amount", "budget", "salary", "spend", "arr",
+                          "mrr", "income", "value", "limit", "credit"})
+
+
+def _stem(tok: str) -> str:
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("es", ""), ("s", "")):
+        if len(tok) > len(suffix) + 3 and tok.endswith(suffix) and not tok.endswith("ss"):
+            return tok[: -len(suffix)] + keep
+    return tok
+
+
+def name_tokens(name: str) -> frozenset[str]:
+    """The words a field or attribute name says, folded for comparison: ``Contract_Tier__c``
+    → {contract, tier}; ``hs_support_level`` → {support, tier}; ``customfield_10042``
+    (a Jira id without its ``names`` label) → {} (nothing to say)."""
+    base = _CUSTOM.sub("", name.strip())
+    toks = [t for t in _TOKEN.findall(_CAMEL.sub(" ", base).lower())]
+    while toks and _PREFIX.match(toks[0]) and len(toks) > 1:
+        toks = toks[1:]
+    out: set[str] = set()
+    for t in toks:
+        if _DIGITS.match(t):
+            continue
+        t = _SYNONYMS.get(t, t)
+        t = _SYNONYMS.get(_stem(t), _stem(t))
+        if t and t not in _STOP:
+            out.add(t)
+    return frozenset(out)
+
+
+def name_similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+# -- values ------------------------------------------------------------------------------------
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def value_kind(value: Any) -> str:
+    """``date``, ``number``, ``boolean`` or ``text``: what one field value reads as."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    text = str(value).strip()
+    low = text.lower()
+    if low in ("true", "false"):
+        return "boolean"
+    if _ISO_DATE.match(text) and parse_date(text[:10]) is not None:
+        return "date"
+    if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", text):
+        return "number"
+    return "text"
+
+
+def comparison_key(value: Any, kind: str) -> str:
+    """The form two systems' values are compared in: a date's day, a number's canonical
+    digits, a text's folded words (``Platinum`` = ``platinum``, ``FOOD_BEVERAGES`` =
+    ``Food & Beverage``)."""
+    if kind == "date":
+        return str(value).strip()[:10]
+    if kind == "number":
+        got = parse_number(str(value).strip().lower()) if not isinstance(value, int | float) \
+            else (Decimal(repr(value)), "", None)
+        return format_number(got[0]) if got else str(value)
+    if kind == "boolean":
+        return str(value).strip().lower()
+    return value_key(str(value))
+
+
+# -- the inventory -----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One field of one record type of one system instance."""
+
+    system: str
+    instance: str
+    record_type: str
+    entity_type: str
+    field: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.system}/{self.instance}/{self.record_type}.{self.field}"
+
+
+@dataclass
+class _Profile:
+    column: Column
+    values: dict[str, str] = field(default_factory=dict)  # entity id → comparison key
+    kinds: Counter[str] = field(default_factory=Counter)
+    target: str | None = None  # attribute the schema maps it onto (None: unmapped)
+    target_type: str | None = None
+
+    @property
+    def kind(self) -> str:
+        if not self.kinds:
+            return "text"
+        kind, n = self.kinds.most_common(1)[0]
+        return kind if n >= 0.8 * sum(self.kinds.values()) else "text"
+
+    def is_enum(self) -> bool:
+        distinct = len(set(self.values.values()))
+        return self.kind == "text" and 0 < distinct <= max(3, len(self.values) // 2) \
+            and all(len(v.split()) <= 5 for v in self.values.values())
+
+
+@dataclass(frozen=True)
+class InducedField:
+    """One field induction mapped, and why."""
+
+    column: Column
+    attribute: str
+    entity_type: str
+    evidence: str
+    new_attribute: bool  # the attribute is the induction's own (no schema declares it)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"system": self.column.system, "instance": self.column.instance,
+                "record_type": self.column.record_type, "field": self.column.field,
+                "entity_type_of_record": self.column.entity_type,
+                "entity_type": self.entity_type, "attribute": self.attribute,
+                "new_attribute": self.new_attribute, "evidence": self.evidence}
+
+
+@dataclass
+class Induction:
+    fields: list[InducedField] = field(default_factory=list)
+    attributes: dict[tuple[str, str], Attribute] = field(default_factory=dict)
+    phrases: list[InducedPhrase] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps({
+            "fields": [f.as_dict() for f in self.fields],
+            "attributes": [[t, a, s.model_dump(mode="json", exclude_defaults=True)]
+                           for (t, a), s in sorted(self.attributes.items())],
+            "phrases": [[list(p.entity_types), p.attribute, p.value_type, p.records, p.evidence]
+                        for p in self.phrases]},
+            sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Induction:
+        import json
+
+        data = json.loads(text)
+        out = cls()
+        for f in data.get("fields", []):
+            out.fields.append(InducedField(
+                Column(f["system"], f["instance"], f["record_type"], f["entity_type_of_record"],
+                       f["field"]), f["attribute"], f["entity_type"], f["evidence"],
+                f["new_attribute"]))
+        for t, a, s in data.get("attributes", []):
+            out.attributes[(t, a)] = Attribute.model_validate(s)
+        for types, a, vt, n, ev in data.get("phrases", []):
+            out.phrases.append(InducedPhrase(tuple(types), a, vt, n, ev))
+        return out
+
+    @property
+    def empty(self) -> bool:
+        return not self.fields and not self.attributes
+
+    def overlay(self) -> Schema:
+        """The induced mappings (marked ``induced``) and attributes, as a schema to merge
+        over the corpus's."""
+        types: dict[str, dict[str, Attribute]] = defaultdict(dict)
+        for (etype, name), spec in sorted(self.attributes.items()):
+            types[etype][name] = spec
+        grouped: dict[tuple[str, str, str, str], dict[str, FieldMap]] = defaultdict(dict)
+        for f in sorted(self.fields, key=lambda f: (f.column.label, f.attribute)):
+            c = f.column
+            grouped[(c.system, c.instance, c.record_type, f.entity_type)][c.field] = FieldMap(
+                attribute=f.attribute, induced=True)
+        mappings = tuple(
+            Mapping(system=s, instance=i, record_type=r, entity_type=e, fields=dict(fields))
+            for (s, i, r, e), fields in sorted(grouped.items()))
+        return Schema(version=INDUCED_VERSION,
+                      types={t: EntityType(attributes=a) for t, a in sorted(types.items())},
+                      mappings=mappings)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFields:
+    """What induction reads of one record."""
+
+    system: str
+    instance: str
+    record_type: str
+    entity_type: str
+    entity: str  # the page the record's own entity lands on (the join across systems)
+    fields: tuple[tuple[str, Any], ...]
+    # prose facts extraction left unmapped: (surface attribute, value as written, slug of the
+    # entity name the sentence states it of, or "" when it names none: see ``prose_fact``)
+    facts: tuple[tuple[str, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class InducedPhrase:
+    """A prose attribute induction declared: a surface name several records state with values
+    of one type."""
+
+    entity_types: tuple[str, ...]
+    attribute: str
+    value_type: str
+    records: int
+    evidence: str
+
+
+# -- induction ---------------------------------------------------------------------------------
+def _profiles(records: Iterable[RecordFields], vocab: Vocabulary) -> list[_Profile]:
+    by_col: dict[Column, _Profile] = {}
+    for r in records:
+        for fname, value in r.fields:
+            if value is None or value == "" or fname == "name" or isinstance(value, list | dict):
+                continue
+            col = Column(r.system, r.instance, r.record_type, r.entity_type, fname)
+            p = by_col.get(col)
+            if p is None:
+                p = by_col[col] = _Profile(col)
+                hit = vocab.field(r.system, r.instance, r.record_type, r.entity_type, fname)
+                if hit is not None:
+                    p.target, p.target_type = hit[0].name, hit[0].type
+            kind = value_kind(value)
+            p.kinds[kind] += 1
+            p.values.setdefault(r.entity, comparison_key(value, kind))
+    for p in by_col.values():
+        if p.target is not None:
+            d = vocab.attribute(p.target_type, p.target)
+            if d is not None and not _values_fit(vocab, d, p):
+                # mapped by a name whose enum has none of the field's values: no evidence of
+                # what the field means, so it is induced like an unmapped one
+                p.target = p.target_type = None
+    return [by_col[c] for c in sorted(by_col, key=lambda c: c.label)]
+
+
+def _compatible(a: _Profile, b: _Profile) -> bool:
+    return a.kind == b.kind  # short codes and free text agree or not: the values decide
+
+
+def _agreement(a: _Profile, b: _Profile) -> tuple[int, int, float] | None:
+    """(shared entities, agreeing, kappa) of two columns, or None when too few are shared."""
+    shared = sorted(set(a.values) & set(b.values))
+    if len(shared) < MIN_SHARED:
+        return None
+    agree = sum(a.values[e] == b.values[e] for e in shared)
+    pa = Counter(a.values[e] for e in shared)
+    pb = Counter(b.values[e] for e in shared)
+    n = len(shared)
+    if len(pa) < 2 or len(pb) < 2:
+        return n, agree, 0.0  # a constant says nothing: two "false" columns agree by default
+    chance = sum(pa[v] * pb.get(v, 0) for v in pa) / (n * n)
+    observed = agree / n
+    kappa = (observed - chance) / (1.0 - chance) if chance < 1.0 else 0.0
+    return n, agree, kappa
+
+
+def _spec_type(kind: str, enum: bool, words: frozenset[str]) -> dict[str, Any]:
+    if kind == "date":
+        return {"type": "date"}
+    if kind == "number":
+        if words & _MONEY_WORDS:
+            return {"type": "money", "currency": "USD"}
+        return {"type": "number"}
+    if kind == "boolean":
+        return {"type": "boolean"}
+    return {"type": "enum"} if enum else {"type": "text"}
+
+
+_TYPE_KINDS = {"date": {"date"}, "datetime": {"date"}, "number": {"number"},
+               "money": {"number"}, "percent": {"number"}, "duration": {"number"},
+               "boolean": {"boolean"}, "enum": {"text"}, "text": {"text"}}
+
+
+def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
+    """The fields ``schema`` leaves unmapped that the corpus's own evidence maps (see the
+    module docstring)."""
+    vocab = vocabulary(schema)
+    records = list(records)
+    profiles = _profiles(records, vocab)
+    out = Induction()
+    by_type: dict[str, list[_Profile]] = defaultdict(list)
+    for p in profiles:
+        by_type[type_key(p.column.entity_type)].append(p)
+    for _, group in sorted(by_type.items()):
+        _induce_type(group, vocab, out)
+    _induce_phrases(records, vocab, out)
+    return out
+
+
+def _induce_type(profiles: list[_Profile], vocab: Vocabulary, out: Induction) -> None:
+    n = len(profiles)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    evidence: dict[int, list[str]] = defaultdict(list)
+    toks = [name_tokens(p.column.field) for p in profiles]
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = profiles[i], profiles[j]
+            if (a.column.system, a.column.instance) == (b.column.system, b.column.instance):
+                continue  # one system's two fields are two attributes: it said so itself
+            if a.target is not None and b.target is not None:
+                continue  # the schema already decided both
+            if not _compatible(a, b):
+                continue
+            why = None
+            agreed = _agreement(a, b)
+            if agreed is not None:
+                shared, agree, kappa = agreed
+                if agree >= MIN_AGREE and agree >= MIN_AGREE_SHARE * shared and \
+                        kappa >= MIN_KAPPA:
+                    why = (f"values agree on {agree} of {shared} shared entities "
+                           f"(kappa {kappa:.2f})")
+            elif a.target is None and b.target is None and \
+                    name_similarity(toks[i], toks[j]) >= MIN_NAME_SIM:
+                why = "same words in both names, same value type, no shared entities"
+            if why is None:
+                continue
+            ri, rj = find(i), find(j)
+            if ri != rj:
+                parent[max(ri, rj)] = min(ri, rj)
+            evidence[i].append(f"{why} with {b.column.label}")
+            evidence[j].append(f"{why} with {a.column.label}")
+    comps: dict[int, list[int]] = defaultdict(list)
+    for i in range(n):
+        comps[find(i)].append(i)
+    for _, members in sorted(comps.items()):
+        if len(members) < 2:
+            continue
+        targets = {(profiles[i].target_type, profiles[i].target) for i in members
+                   if profiles[i].target is not None}
+        if len(targets) > 1:
+            continue  # would join attributes the schema keeps apart: not for induction to say
+        unmapped = [i for i in members if profiles[i].target is None]
+        if not unmapped:
+            continue
+        etype = profiles[members[0]].column.entity_type
+        if targets:
+            ttype, tname = next(iter(targets))
+            d = vocab.attribute(ttype, tname)
+            if d is None or not all(profiles[i].kind in _TYPE_KINDS.get(d.spec.type, set())
+                                    for i in unmapped):
+                continue
+            for i in unmapped:
+                out.fields.append(InducedField(profiles[i].column, d.name, d.type,
+                                               "; ".join(evidence[i]), False))
+            continue
+        name, d = _group_name([profiles[i] for i in members], [toks[i] for i in members], vocab)
+        if d is not None:
+            if all(profiles[i].kind in _TYPE_KINDS.get(d.spec.type, set()) for i in members) \
+                    and all(_values_fit(vocab, d, profiles[i]) for i in members):
+                for i in members:
+                    out.fields.append(InducedField(
+                        profiles[i].column, d.name, d.type,
+                        "; ".join([*evidence[i], f"name matches the schema's {d.name!r}"]),
+                        False))
+                continue
+            name = _plain_name([profiles[i] for i in members], vocab)
+        words = frozenset().union(*(toks[i] for i in members))
+        spec = Attribute.model_validate({**_spec_type(
+            profiles[members[0]].kind, profiles[members[0]].is_enum(), words), "induced": True})
+        tname = vocab.type_name(etype) or etype
+        out.attributes[(tname, name)] = spec
+        for i in members:
+            out.fields.append(InducedField(profiles[i].column, name, tname,
+                                           "; ".join(evidence[i]), True))
+
+
+def _values_fit(vocab: Vocabulary, d: Any, p: _Profile) -> bool:
+    """An enum the schema declares values for takes a field only when most of the field's
+    distinct values are among them (a name alone does not make ``Platinum`` a tier of the
+    schema's ``Enterprise``/``Standard``)."""
+    if d.spec.type != "enum" or not d.spec.values:
+        return True
+    distinct = set(p.values.values())
+    known = sum(vocab.enum_label(d, v) is not None for v in distinct)
+    return known * 2 > len(distinct)
+
+
+def _field_words(field_name: str) -> str:
+    base = _CUSTOM.sub("", field_name.strip())
+    toks = _TOKEN.findall(_CAMEL.sub(" ", base).lower())
+    while toks and _PREFIX.match(toks[0]) and len(toks) > 1:
+        toks = toks[1:]
+    return " ".join(t for t in toks if not _DIGITS.match(t))
+
+
+def _group_name(profiles: list[_Profile], toks: list[frozenset[str]], vocab: Vocabulary
+                ) -> tuple[str, Any]:
+    """A group's attribute: the schema's when a member's name is one of its names or phrases
+    (by folded words), else the words of the member named most plainly (fewest words, then
+    alphabetical), so the same corpus always gets the same name."""
+    etype = profiles[0].column.entity_type
+    best: list[tuple[float, str, Any]] = []
+    for d in vocab.declared():
+        if type_key(d.type) != type_key(etype):
+            continue
+        if not all(p.kind in _TYPE_KINDS.get(d.spec.type, set()) for p in profiles):
+            continue
+        score = max((name_similarity(name_tokens(text), t)
+                     for text in (d.name, *d.spec.phrases) for t in toks), default=0.0)
+        if score >= MIN_GROUP_NAME_SIM:
+            best.append((score, d.name, d))
+    best.sort(key=lambda x: (-x[0], x[1]))
+    # the best-named attribute, unless another names the group as well (then neither)
+    if best and (len(best) == 1 or best[0][0] > best[1][0]):
+        return best[0][1], best[0][2]
+    return _plain_name(profiles, vocab), None
+
+
+def _plain_name(profiles: list[_Profile], vocab: Vocabulary) -> str:
+    """The words of the member named most plainly (fewest words, then alphabetical) that no
+    attribute of the schema already uses on any type."""
+    names = sorted({_field_words(p.column.field) for p in profiles} - {""},
+                   key=lambda w: (len(w.split()), w))
+    for name in names:
+        if vocab.declared_anywhere(name) is None:
+            return name
+    return (names[0] if names else attr_key(profiles[0].column.field)) + " (induced)"
+
+
+def record_fields(record: Any, entity: str) -> RecordFields:
+    """What induction reads of a :class:`compiler.models.SourceRecord`."""
+    return RecordFields(record.system, record.instance, record.type, record.entity_type,
+                        entity, tuple(sorted(record.fields.items())))
+
+
+def summary(induction: Induction) -> list[dict[str, Any]]:
+    return [f.as_dict() for f in sorted(induction.fields, key=lambda f: f.column.label)]
+
+
+# -- prose ---------------------------------------------------------------------------------
+MIN_PHRASE_RECORDS = 2   # records stating a surface attribute before it is one
+MIN_PHRASE_TYPED = 0.8   # share of its values that read as one value type
+MAX_PHRASE_WORDS = 4
+_CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
+# text of one recognisable shape (a version, a clock time or hours): compared as text, but
+# unlike free text two such values under one name are the same kind of fact
+_SHAPED = re.compile(r"^(?:v|version\s)?\d+(?:\.\d+){2,3}$"
+                     r"|^(?:open\s)?\d{1,2}:\d{2}(?:\s?[-–]\s?\d{1,2}:\d{2})?$")
+
+
+def prose_kind(value: str) -> tuple[str, str | None] | None:
+    """The value type (and duration unit) a prose value reads as, when it is typed at all
+    (``code``: text of one shape, a version or opening hours): free text (a name, "main ward")
+    is never induced, since surface phrases with free-text values are where prose contradicts
+    itself without meaning the same fact."""
+    from .values import _typed
+
+    low = value.strip().lower()
+    if _SHAPED.match(low):
+        return "code", None
+    if (d := _typed(low, "duration", None, None)) is not None:
+        return "duration", d.split()[-1]
+    if _typed(low, "date", None, None) is not None and re.search(r"\d{4}", low):
+        return "date", None
+    if ("%" in low or "percent" in low) and _typed(low, "percent", None, None) is not None:
+        return "percent", None
+    if _CURRENCY.search(low) and _typed(low, "money", None, None) is not None:
+        return "money", None
+    if _typed(low, "number", None, None) is not None:
+        return "number", None
+    return None
+
+
+# "The battery runtime of Kora ECG Cart", "Storage at Memphis Distribution Hub": a surface
+# attribute stated of a capitalised name (linking drops the name it finds in the registry)
+_NAMED_TAIL = re.compile(r"\s(?:of|at|for|in|on)\s+(?:the\s+)?"
+                         r"([A-Z0-9][\w&'.-]*(?:\s+[A-Z0-9&][\w&'.-]*)*)\s*$")
+
+
+def prose_fact(attribute: str, subject_phrase: str | None) -> tuple[str, str]:
+    """(surface attribute, slug of the name it is stated of or "") of an unmapped prose fact,
+    from the record alone: the attribute as linking leaves it once the named entity is
+    found, so that the name induction declares is the name the linked claims carry."""
+    from ..slug import slugify
+    from ..text import normalize_attribute
+
+    if not subject_phrase or attribute != normalize_attribute(subject_phrase):
+        return attribute, ""
+    m = _NAMED_TAIL.search(subject_phrase)
+    if m is None:
+        return attribute, ""
+    head = normalize_attribute(subject_phrase[:m.start(1)])
+    return (head, slugify(m.group(1))) if head else (attribute, "")
+
+
+def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Induction) -> None:
+    """A surface attribute that several records state, nearly always with a value of one
+    type, is an attribute of the types stating it: its claims are then typed and compared,
+    so equal-rank sources that disagree on it are reported (and authority decides the
+    others). Names the schema declares, and one-off phrases, are left alone."""
+    seen: dict[str, set[str]] = defaultdict(set)      # name → record ids
+    kinds: dict[str, Counter[tuple[str, str | None]]] = defaultdict(Counter)
+    types: dict[str, set[str]] = defaultdict(set)
+    # the types of the entities a sentence may name: a comparison page's "battery runtime of
+    # Kora ECG Cart" is the product's attribute, not the page's
+    named: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        named[r.entity.split("/", 1)[-1]].add(r.entity_type)
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for name, value, about in r.facts:
+            if not name or len(name.split()) > MAX_PHRASE_WORDS or name in ("statement", "name"):
+                continue
+            seen[name].add(rid)
+            kinds[name][prose_kind(value) or ("text", None)] += 1
+            types[name] |= named.get(about) or {r.entity_type}
+    for name in sorted(seen):
+        if len(seen[name]) < MIN_PHRASE_RECORDS:
+            continue
+        (kind, unit), n = max(sorted(kinds[name].items(), key=lambda kv: str(kv[0])),
+                              key=lambda kv: kv[1])
+        total = sum(kinds[name].values())
+        if kind == "text" or n < MIN_PHRASE_TYPED * total:
+            continue
+        if vocab.declared_anywhere(name) is not None:
+            continue
+        spec: dict[str, Any] = {"type": "text" if kind == "code" else kind, "induced": True}
+        if kind == "duration":
+            units = Counter(u for (k, u), c in kinds[name].items() if k == "duration"
+                            for _ in range(c))
+            spec["unit"] = sorted(units.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
+        if kind == "money":
+            spec["currency"] = "USD"
+        tnames = []
+        for etype in sorted(types[name]):
+            tname = vocab.type_name(etype) or etype
+            if (tname, name) not in out.attributes:
+                out.attributes[(tname, name)] = Attribute.model_validate(spec)
+                tnames.append(tname)
+        if tnames:
+            out.phrases.append(InducedPhrase(
+                tuple(tnames), name, kind, len(seen[name]),
+                f"stated by {len(seen[name])} records, {n} of {total} values read as {kind}"))
+
+
+def apply(schema: Schema, induction: Induction) -> Schema:
+    """``schema`` with the induced attributes added (never replacing a declared one) and the
+    induced mappings after its own (a declared mapping of a field always wins: induction
+    only maps fields nothing maps)."""
+    if induction.empty:
+        return schema
+    overlay = induction.overlay()
+    types = dict(schema.types)
+    for tname, etype in overlay.types.items():
+        hit = next((k for k in types if type_key(k) == type_key(tname)), None)
+        if hit is None:
+            types[tname] = etype
+            continue
+        attrs = dict(types[hit].attributes)
+        for aname, spec in etype.attributes.items():
+            if not any(attr_key(k) == attr_key(aname) for k in attrs):
+                attrs[aname] = spec
+        types[hit] = types[hit].model_copy(update={"attributes": attrs})
+    return schema.model_copy(update={
+        "version": f"{schema.version}+{INDUCED_VERSION}", "types": types,
+        "mappings": (*schema.mappings, *overlay.mappings)})
+
+
+def suggested_yaml(induction: Induction) -> dict[str, Any]:
+    """The induced mappings as a ``schema.yaml`` a human can review and keep (docs/schema.md):
+    each mapping's evidence is a comment-free ``description`` on the attribute it creates,
+    and the ``induced`` marks are dropped (a kept mapping is declared, not induced)."""
+    overlay = induction.overlay()
+    data: dict[str, Any] = {"version": "1"}
+    if overlay.types:
+        data["types"] = {t: {"attributes": {a: s.model_dump(exclude_defaults=True,
+                                                            exclude={"induced"})
+                                            for a, s in e.attributes.items()}}
+                         for t, e in overlay.types.items()}
+    if not overlay.mappings:
+        return data
+    data["mappings"] = [
+        {"system": m.system, "instance": m.instance, "record_type": m.record_type,
+         "entity_type": m.entity_type,
+         "fields": {f: (t.attribute if isinstance(t, FieldMap) else t)
+                    for f, t in m.fields.items()}}
+        for m in overlay.mappings]
+    return data

@@ -61,12 +61,20 @@ SETS = [
 # HELD-OUT: written before the abstention work of issue 21 was tuned, in other voices (terse,
 # chatty, the sources' words avoided); nothing in compiler/ was tuned on them. Reported in
 # their own columns, named "HELD-OUT …".
-HELDOUT_SEED = 31  # no other question set uses this seed of the company generator
 HELDOUT = [
     (REPO / "benchmarks" / "corpora" / "northwind",
      REPO / "benchmarks" / "truth" / "heldout-northwind.yaml"),
 ]
-HELDOUT_COMPANY = REPO / "benchmarks" / "truth" / "heldout-corvane-seed31.yaml"
+# generated companies by seed (no other question set uses these seeds): seed 31 for the first
+# abstention round; seeds 47 and 59 for the second (paraphrase bridging, asked aspect), both
+# written before changes they then informed (docs/answers.md says how); seed 71 written after
+# all of that round's changes and measured once, nothing tuned on it
+HELDOUT_COMPANIES = [
+    (31, REPO / "benchmarks" / "truth" / "heldout-corvane-seed31.yaml"),
+    (47, REPO / "benchmarks" / "truth" / "heldout-corvane-seed47.yaml"),
+    (59, REPO / "benchmarks" / "truth" / "heldout-corvane-seed59.yaml"),
+    (71, REPO / "benchmarks" / "truth" / "heldout-corvane-seed71.yaml"),
+]
 
 
 def generated_company(seed: int | None = None,
@@ -315,6 +323,9 @@ def main() -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     ap.add_argument("--no-heldout", action="store_true",
                     help="leave out the held-out sets (while tuning: do not look at them)")
+    ap.add_argument("--exclude", action="append", default=[], metavar="NAME",
+                    help="leave out question sets whose file name contains NAME (a held-out "
+                         "set not to be looked at while tuning)")
     args = ap.parse_args()
     sets = [(Path(c), Path(q)) for c, q in args.set] if args.set else [
         (c, q) for c, q in SETS if q.exists()]
@@ -322,9 +333,11 @@ def main() -> int:
         sets.append(company)
     if not args.set and not args.no_heldout:
         sets += [(c, q) for c, q in HELDOUT if q.exists()]
-        if HELDOUT_COMPANY.exists() and (
-                held := generated_company(HELDOUT_SEED, HELDOUT_COMPANY)) is not None:
-            sets.append(held)
+        for seed, questions in HELDOUT_COMPANIES:
+            if questions.exists() and (
+                    held := generated_company(seed, questions)) is not None:
+                sets.append(held)
+    sets = [(c, q) for c, q in sets if not any(x in q.name for x in args.exclude)]
     fake = FakeProvider(answerer)
     register(fake)
     results = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from .models import Claim, ClaimStatus, Principal
-from .retrieval import Evidence, Retrieval, question_terms, retrieve
+from .retrieval import Evidence, Retrieval, question_terms, retrieve, says_nothing
 from .state import State
 from .views import group_view
 
@@ -95,8 +95,7 @@ def query_terms(question: str) -> list[str]:
 
 def _useful(ev: Evidence) -> bool:
     # a page's own name or a bare link answers nothing by itself
-    c = ev.claim
-    return not (c.kind == "reference" or (c.kind == "field" and c.attribute == "name"))
+    return not says_nothing(ev.claim)
 
 
 def answer(state: State, question: str, who: Principal | None,

@@ -28,9 +28,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from .answers.coverage import (KIND_WORDS, asked_head, attribute_vocabulary, digits as _digits,
-                               keyword_query, names_in, share, unknown_names)
+                               head_phrase, keyword_query, names_in, share, typed_as,
+                               unknown_names, wiki_schema_groups)
+from .answers.lexicon import ATTRIBUTE_GROUPS
+from .answers.lexicon import PHRASES as LEXICON_PHRASES, SYNONYM_GROUPS as LEXICON_GROUPS
 from .models import ACL, Claim, Principal
 from .state import State
 from .text import name_key
@@ -78,6 +82,7 @@ SYNONYM_GROUPS = (
     "deadline window", "equipment device hardware", "catalogue catalog sku code",
     "position title role job", "revenue sales turnover", "worth amount value",
     "plan tier level subscription", "loaner replacement substitute",
+    *LEXICON_GROUPS,
 )
 # multi-word phrases of questions rewritten to the word sources use
 PHRASES = (
@@ -88,6 +93,7 @@ PHRASES = (
     (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
     (re.compile(r"\bline of business\b", re.I), "industry"),
     (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
+    *LEXICON_PHRASES,
 )
 _TOKEN = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 KEY_LEN = 6  # stems are compared on their first 6 characters: response/respond, warranty/-ies
@@ -160,6 +166,18 @@ def _synonyms() -> dict[str, frozenset[str]]:
 
 
 SYNONYMS = _synonyms()
+
+
+def _groups(groups: Iterable[str]) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for group in groups:
+        keys = {key(w) for w in group.split()}
+        for k in keys:
+            out.setdefault(k, set()).update(keys - {k})
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+ATTRIBUTE_SYNONYMS = _groups(ATTRIBUTE_GROUPS)
 _KIND_KEYS = {key(w): shape for w, shape in KIND_WORDS.items()}
 SYNONYM_WEIGHT = 0.7
 
@@ -255,9 +273,19 @@ class _PageDoc:
     claims: list[tuple[Claim, str]]
 
 
+class _Attribute(Counter):
+    """An attribute's words, and the lexicon's words for them (``aliases``), which match a
+    question's word itself only: "owner" asks an account manager, but "lead" (a synonym of
+    manager) does not ask a product owner."""
+
+    aliases: frozenset[str] = frozenset()
+
+
 def _tf(counts: Counter, term: str) -> float:
     """A term's frequency, its synonyms counting at a discount."""
     tf = float(counts[term])
+    if not tf and term in getattr(counts, "aliases", ()):
+        return 1.0
     for alt in SYNONYMS.get(term, ()):
         if counts[alt]:
             tf += SYNONYM_WEIGHT * counts[alt]
@@ -314,6 +342,10 @@ class Retriever:
         self._df: dict[tuple[str, str], int] = {}
         self.titles: dict[str, str] = {}
         self._named: set[str] = set()
+        self._asks_who = False
+        self._asked_pages: set[str] = set()
+        # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
+        self.schema_words = wiki_schema_groups(_schema_page(state))
 
     # -- statistics ------------------------------------------------------------------------
     def _df_of(self, kind: str, term: str) -> int:
@@ -440,7 +472,15 @@ class Retriever:
         parts = split_question(question)
         if len(parts) < 2:
             return self._retrieve(question, k_pages, k_claims)
-        subs = [self._retrieve(p, k_pages, k_claims) for p in parts]
+        subs: list[Retrieval] = []
+        for p in parts:
+            if subs and _ANAPHOR.search(p) and not self._alias_pages(p):
+                # "…, and what is *that product's* code?": the thing an earlier clause named
+                # or answered with
+                antecedent = self._antecedent(subs[-1])
+                if antecedent:
+                    p = _ANAPHOR.sub(antecedent, p, count=1)
+            subs.append(self._retrieve(p, k_pages, k_claims))
         merged = Retrieval(question=question, terms=list(dict.fromkeys(
             t for r in subs for t in r.terms)), titles=self.titles)
         for r in subs:
@@ -451,6 +491,21 @@ class Retriever:
         merged.clauses = len(subs)
         merged.answerable = all(r.answerable for r in subs)
         return merged
+
+    def _antecedent(self, r: Retrieval) -> str:
+        """What a later clause's "it", "them", "that account" refers to: the page an earlier
+        clause's answer links to ("which product does the renewal cover" → the product), or
+        else the page it named."""
+        if r.answerable and r.claims:
+            best = r.claims[0].claim
+            for m in best.mentions:
+                if m.entity in self.titles:
+                    return self.titles[m.entity]
+        named = [n for n in self._named_of(r) if n in self.titles]
+        return self.titles[named[0]] if named else ""
+
+    def _named_of(self, r: Retrieval) -> list[str]:
+        return sorted(self._alias_pages(r.question))
 
     def _retrieve(self, question: str, k_pages: int, k_claims: int) -> Retrieval:
         terms = question_terms(question)
@@ -494,7 +549,7 @@ class Retriever:
         rows = []
         for eid, d in docs.items():
             for claim, status in d.claims:
-                fields = {"attribute": _attribute_counter([attribute_text(claim)])
+                fields = {"attribute": self._attribute_words(claim)
                           if claim.kind != "statement"
                           else Counter(),
                           "value": Counter(stems(claim.value)),
@@ -507,6 +562,10 @@ class Retriever:
                 lengths.append(dl)
         avg_claim = sum(lengths) / max(len(lengths), 1)
         wanted = answer_type(question)
+        # "how many" counts things: a price is a number but not a count of anything
+        self._asks_who = bool(_WHO.search(question))
+        self._asked_pages = set(self._named)
+        self._counting = bool(_HOW_MANY.search(question)) and wanted is _TYPES[2][1]
         top_page = max(page_score.values()) or 1.0
         # what the rest of a page covers, numbers excepted: "severity 4" is not answered by a
         # claim about severity 2 on a page that mentions "4 hours" elsewhere
@@ -537,9 +596,11 @@ class Retriever:
                           if words and all(d.title[t] for t in words)}
         qset = set(terms)
         missing: set[tuple[str, str]] = set()
+        named_family: set[tuple[str, str]] = set()
         present: set[tuple[str, str]] = set()
         for eid, claim, status, s, cov in scored:
-            typed = wanted is not None and bool(wanted.search(claim.value))
+            typed = wanted is not None and bool(wanted.search(claim.value) or claim.value_type in
+                                                  _TYPED_AS.get(id(wanted), ()))
             if typed and eid in near and claim.kind != "statement":
                 # a claim is read in the context of its page: "how long did the outage last"
                 # is answered by the outage ticket's "duration", which shares no word with it
@@ -559,6 +620,10 @@ class Retriever:
                 s *= NEAR_MISS
                 if _asks_missing_slot(claim, qset):
                     missing.add((eid, claim.attribute))
+                    # the question says two or more of the family's words ("return window",
+                    # "severity … response time"): it asks for a member wherever the family is
+                    if sum(w in qset for w in set(stems(claim.attribute, True))) >= 2:
+                        named_family.add((eid, claim.attribute))
             elif claim.kind in ("field", "fact"):
                 present.add((eid, claim.attribute))  # e.g. the member with the asked qualifier
             # coverage first: a claim that answers the whole question beats one that
@@ -573,6 +638,15 @@ class Retriever:
         entity_words = {t for n in named for t in docs[n].title}
         head = ([*terms] if keyword_query(question) else
                 [key(w) for w in asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)])
+        # the head noun of what is asked, the last word of its noun phrase, but not the
+        # entity's name: "oven *temperature*" is not answered by an oven count
+        # ("how many pallet spaces": what is counted, not the attribute, so not there)
+        phrase = [w for w in head_phrase(_rewrite(question), STOPWORDS | FRAME_WORDS,
+                                         keyword_query(question))
+                  if not all(key(t) in entity_words for t in tokens(w))]
+        while len(phrase) > 1 and phrase[-1] in GENERIC_HEADS:
+            phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
+        noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
         # the names the question uses must be on the answer's page or a page it links:
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
         names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
@@ -584,7 +658,8 @@ class Retriever:
                            for d in near_pages) for n in names):
                 continue
             e.aspect = self._aspect(e.claim, terms, head, weight,
-                                    entity_words | set(docs[eid].title), wanted, docs[eid])
+                                    entity_words | set(docs[eid].title), wanted, docs[eid],
+                                    noun)
         evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: e.aspect is None)
         result.claims = evid[:k_claims]
         fit = [e for e in result.claims if not e.doubtful and e.aspect is not None]
@@ -593,9 +668,32 @@ class Retriever:
         result.unknown = unknown_names(question, self._known, STOPWORDS | FRAME_WORDS)
         # a question about a member of a family of attributes that the family lacks
         # ("severity 4", "government customers") is not answered by its siblings
-        result.answerable = (result.coverage >= MIN_COVERAGE and not (missing - present)
+        lacking = missing - present
+        best = max(fit, key=lambda e: e.context, default=None)
+        if best is not None:
+            # a family on a page neither the answer's nor named by the question, of which the
+            # question says one word, lacks nothing it asks ("on what date does the X
+            # agreement come up for renewal" is not a member missing from a linked deal's
+            # close/create dates, "a Gold account's stand-in device" not one missing from
+            # every account's manager/type)
+            lacking = {m for m in lacking if m[0] in named or m[0] == best.claim.subject
+                       or m in named_family}
+        result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
                              and not result.unknown)
         return result
+
+    def _attribute_words(self, claim: Claim) -> Counter:
+        """A claim's attribute as it is matched: its words with its qualifiers, the source's
+        field name or label ("Warranty_Months__c"), and the schema's words for the attribute
+        (the base schema's and the wiki's own phrases: *battery runtime* is also "battery
+        life" where the corpus's schema.yaml says so), each once."""
+        c = _Attribute(_attribute_counter([attribute_text(claim), claim.field or ""]))
+        for k in attribute_vocabulary(claim.attribute, key, self.schema_words):
+            c[k] = c[k] or 1
+        # … and the lexicon's words for those words ("life" for a runtime, "owner" for a
+        # manager), matched by the question's own word only
+        c.aliases = frozenset(alt for k in c for alt in ATTRIBUTE_SYNONYMS.get(k, ())) - set(c)
+        return c
 
     def _known(self, word: str) -> bool:
         k = key(word)
@@ -603,31 +701,36 @@ class Retriever:
 
     def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
                 weight: dict[str, float], entity: set[str],
-                wanted: re.Pattern | None, page: _PageDoc | None = None) -> float | None:
+                wanted: re.Pattern | None, page: _PageDoc | None = None,
+                noun: Sequence[str] = ()) -> float | None:
         """The share of the question's aspect (its words but its entity's name) this claim
         covers, or None when it does not answer what is asked: too little of the aspect, less
         than half of the asked head, or a statement without a value of the asked type."""
-        if claim.kind == "reference" or (claim.kind == "field" and claim.attribute == "name"):
-            return None  # a link or a page's own name says nothing the question asks
+        if says_nothing(claim):
+            return None
         statement = claim.kind == "statement"
         fields = [Counter(stems(claim.value))]
         if not statement:
-            fields += [_attribute_counter([attribute_text(claim)]), Counter(stems(claim.quote))]
-        vocab = attribute_vocabulary(claim.attribute, key) if not statement else frozenset()
+            # the attribute with its qualifiers and the source's own field name or label
+            # ("Warranty_Months__c", "numberofemployees")
+            fields += [self._attribute_words(claim), Counter(stems(claim.quote))]
+        vocab = (attribute_vocabulary(claim.attribute, key, self.schema_words)
+                 if not statement else frozenset())
 
         def covered(t: str) -> float:
-            if any(f[t] for f in fields) or t in vocab:
+            if any(f[t] or t in getattr(f, "aliases", ()) for f in fields) or t in vocab:
                 return 1.0
             if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
                     SYNONYMS.get(t, frozenset()) & vocab):
                 return SYNONYM_WEIGHT
             shape = _KIND_KEYS.get(t)
-            return 1.0 if shape is not None and shape.search(_digits(claim.value)) else 0.0
+            return 1.0 if shape is not None and (shape.search(_digits(claim.value)) or typed_as(
+                shape, claim.value_type)) else 0.0
 
         aspect = [t for t in terms if t not in entity]
         got = share(aspect, covered, lambda t: weight.get(t, 1.0))
         if (page is not None and not statement and wanted is not None
-                and _shaped(wanted, claim.value)):
+                and _shaped(wanted, claim.value, claim.value_type)):
             # a value of the asked type is read in the context of its page: "how long did the
             # outage last" is answered by the outage ticket's "duration"
             on_page = share(aspect, lambda t: 1.0 if any(
@@ -640,8 +743,23 @@ class Retriever:
         nouns = [t for t in asked if t not in _KIND_KEYS] or asked
         if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns):
             return None
-        if wanted is not None and not _shaped(wanted, claim.value):
+        # … and its head noun itself: half of "oven temperature" is not enough when the half
+        # that is covered is the modifier (a word naming a kind of value, "number", "hours",
+        # is covered by a value of that shape or type)
+        if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
             return None
+        if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
+            return None
+        if getattr(self, "_counting", False) and (
+                claim.value_type in ("money", "date", "datetime") or _MONEY.search(claim.value)
+                or _CLOCK.search(claim.value)):
+            return None  # "how many docks" is not answered by a price, a date or dock hours
+        if (claim.kind == "reference" or claim.value_type == "reference") and claim.mentions \
+                and all(m.entity in self._asked_pages for m in claim.mentions):
+            return None  # a link back to what the question names restates it, never answers
+        if self._asks_who and claim.kind == "reference" and not any(
+                m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions):
+            return None  # "who signed the pilot" is not answered by the pilot's product
         # a sentence of prose shares words with many questions by chance: it answers only
         # when it covers most of what is asked
         need = MIN_ASPECT_STATEMENT if statement else MIN_ASPECT
@@ -661,6 +779,49 @@ class Retriever:
                     out.setdefault(subject, set()).add(target)
                     out.setdefault(target, set()).add(subject)
         return out
+
+
+_COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
+# nouns that name the role of an answer, not its content: the word before them is the head
+LINKS_TO = "links to"  # the attribute of a bare wikilink (compiler/extract)
+GENERIC_HEADS = frozenset("step steps process procedure rule rules requirement "
+                          "requirements detail details information info way ways".split())
+# value types of the schema that never name someone
+_NOT_NAMES = frozenset("enum number money percent duration date datetime boolean".split())
+_CLOCK = re.compile(r"\b\d{1,2}:\d\d\b|\d{4}-\d\d-\d\d")
+_WHO = re.compile(r"^\s*(?:who|whom)\b|\bwho(?:'s|\s+is|\s+are|\s+was)?\b", re.I)
+# page types a "who" question may be answered with a link to (people, teams, organisations)
+AGENT_TYPES = frozenset("contact person people user employee staff team department group "
+                        "account customer organisation organization company vendor supplier "
+                        "partner owner".split())
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.I)
+_MONEY = re.compile(r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|chf|sek|dollars?|euros?|pounds?)\b|"
+                    r"\b(?:usd|eur|gbp|chf|sek)\s*\d", re.I)
+
+
+def says_nothing(claim: Claim) -> bool:
+    """A bare link or a page's own name says nothing a question asks; a reference of a named
+    attribute does ("which account does Dana work for": her *account*, "which component does
+    the ticket affect": its *component*)."""
+    return (claim.kind == "reference" and claim.attribute == LINKS_TO) or (
+        claim.kind == "field" and claim.attribute == "name")
+
+
+def _schema_page(state: State) -> Path | None:
+    """The wiki's ``SCHEMA.md`` (its state lives in ``<wiki>/.folio/state.db``), if any."""
+    path = getattr(state, "path", None)
+    if not isinstance(path, Path):
+        return None
+    page = path.parent.parent / "SCHEMA.md"
+    return page if page.is_file() else None
+
+
+def _noun_keys(word: str) -> tuple[str, ...]:
+    """Keys a head noun is matched by: the word whole, hyphens dropped ("cut-off" is
+    "cutoff"), and its last part ("same-day" → "day")."""
+    parts = tokens(word)
+    whole = key("".join(parts))
+    return tuple(dict.fromkeys([whole, *(key(p) for p in parts[-1:])])) if parts else ()
 
 
 def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: set[str]) -> bool:
@@ -695,7 +856,10 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
         shared = set.intersection(*values) if len(values) > 1 else set()
         names = {key(t) for k, _ in quals for t in tokens(k)}
         slots |= set().union(*values) - shared - names
-    if not slots or slots & question:
+    # a slot is named by the word itself or one of its synonyms ("catalogue number" names the
+    # "code" of a "product code / product family" pair)
+    if not slots or slots & (question | {a for t in question for a in (
+            *SYNONYMS.get(t, ()), *ATTRIBUTE_SYNONYMS.get(t, ()))}):
         return False
     said = set(mine) | {key(t) for t in tokens(claim.value)}
     return bool(question - said - set(SYNONYMS))
@@ -724,6 +888,12 @@ def _asks_missing_slot(claim: Claim, question: set[str]) -> bool:
 
 _CLAUSE = re.compile(r"\s*(?:,|;|\band\b|\balso\b)\s+(?=(?:who|what|when|where|which|how|"
                      r"is|are|does|do|can)\b)", re.I)
+
+
+# a later clause's reference to what an earlier one is about
+_ANAPHOR = re.compile(r"\b(?:(?:that|this|the same|the)\s+(?:account|product|company|customer|"
+                      r"deal|opportunity|device|site|team|person|contact|ticket|policy)(?:'s)?|"
+                      r"them|they|their|it|its)\b", re.I)
 
 
 def split_question(question: str) -> list[str]:
@@ -770,6 +940,10 @@ _TYPES = (
     (re.compile(r"^\s*(who|whom)\b|\bwho (is|are|leads|owns|runs|approves)\b", re.I),
      re.compile(r"^[^\d]*[A-Z][^\d]*$")),
 )
+# the schema's value types that answer each kind of question (compiler/schema/model.py)
+_TYPED_AS = {id(_TYPES[0][1]): {"duration"}, id(_TYPES[1][1]): {"percent"},
+             id(_TYPES[2][1]): {"number", "money", "percent", "duration"},
+             id(_TYPES[3][1]): {"date", "datetime"}}
 ENTITY_BOOST = 1.5  # a claim on a page the question names
 ENTITY_MISS = 0.5  # … on a page neither named nor linked to one that is
 NEAR_MISS = 0.3  # a claim whose attribute family lacks the value the question asks about
@@ -777,11 +951,15 @@ TYPE_BOOST = 2.0  # a claim whose value has the shape the question asks for
 TYPE_MISS = 0.6  # … and one whose value has not
 
 
-def _shaped(wanted: re.Pattern, value: str) -> bool:
+def _shaped(wanted: re.Pattern, value: str, value_type: str | None = None) -> bool:
     """The value has the shape the question asks for (number words read as digits; a "when"
-    is also answered by a duration: "30 days after the trip")."""
+    is also answered by a duration: "30 days after the trip"), or the schema's type of its
+    attribute has it ("NET 45" of a duration-typed *payment terms* answers "how many days")."""
+    if wanted is _TYPES[4][1] and value_type in _NOT_NAMES:
+        return False  # "who manages the account" is not answered by its account *type*
     v = _digits(value)
-    return bool(wanted.search(v) or (wanted is _TYPES[3][1] and _TYPES[0][1].search(v)))
+    return bool(wanted.search(v) or (wanted is _TYPES[3][1] and _TYPES[0][1].search(v))
+                or (value_type is not None and value_type in _TYPED_AS.get(id(wanted), ())))
 
 
 def answer_type(question: str) -> re.Pattern | None:

@@ -39,8 +39,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import retire
+
 STATE_DIR = ".folio"
 STAGE = "stage"
+RETIRED = "retired"  # replaced and removed files until the reaper frees them (retire.py)
 LOCK = "generation.lock"
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
 _JOURNAL_SQL = ("CREATE TABLE IF NOT EXISTS generation_journal "
@@ -96,6 +99,7 @@ class Generation:
         shutil.rmtree(self.stage, ignore_errors=True)
         self.stage.mkdir(parents=True)
         self._stage_root = os.fspath(self.stage)
+        self._trash = os.fspath(wiki / STATE_DIR / RETIRED)
         self._wiki_root = os.fspath(wiki)
         self.written: set[str] = set()
         self.removed: set[str] = set()
@@ -104,15 +108,21 @@ class Generation:
     def write(self, rel: str, data: bytes) -> None:
         """Stage ``rel``. Safe in a forked worker too; the parent then calls :meth:`note`."""
         path = os.path.join(self._stage_root, rel)
-        try:
-            fd = os.open(path, _CREATE, 0o644)
-        except FileNotFoundError:  # the page type's folder is new: created once per type
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd = os.open(path, _CREATE, 0o644)
+        # a file an earlier generation retired costs less than a new one (retire.py)
+        fd = retire.reuse(path, self._trash)
+        reused = fd is not None
+        if fd is None:
+            try:
+                fd = os.open(path, _CREATE, 0o644)
+            except FileNotFoundError:  # the page type's folder is new: created once per type
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                fd = os.open(path, _CREATE, 0o644)
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            if reused:
+                retire.finish(fd, len(data))
         finally:
             os.close(fd)
         if os.getpid() == self._pid:
@@ -190,7 +200,7 @@ def _move(stage: Path, wiki: Path, rel: str) -> None:
         src.rmdir()
         return
     try:
-        os.replace(src, dst)
+        retire.replace(src, dst, wiki / STATE_DIR / RETIRED)
     except FileNotFoundError:
         dst.parent.mkdir(parents=True, exist_ok=True)
         os.replace(src, dst)
@@ -204,14 +214,11 @@ def _apply(wiki: Path, db: sqlite3.Connection) -> int:
         if op == "move":
             _move(stage, wiki, rel)
         else:
-            try:
-                os.unlink(wiki / rel)
-            except FileNotFoundError:
-                pass
-            except IsADirectoryError:
-                shutil.rmtree(wiki / rel, ignore_errors=True)
+            retire.remove(wiki / rel, wiki / STATE_DIR / RETIRED)
     db.execute("DELETE FROM generation_journal")
     shutil.rmtree(stage, ignore_errors=True)
+    # the replaced and removed files' blocks are freed in the background (retire.py)
+    retire.release(wiki / STATE_DIR / RETIRED)
     return len(rows)
 
 

@@ -2,8 +2,9 @@
 
 One batch at a time, in this order, which is what makes a crash at any point harmless:
 
-1. poll until the bus has been quiet for ``debounce_ms`` (or the batch is full or old), so a
-   storm of edits to one record becomes one write and one compile;
+1. collect a batch (:func:`collect_batch`): open ``debounce_ms`` after its first event, so a
+   storm of edits to one record becomes one write and one compile, then growing only while
+   the bus holds a backlog;
 2. decode every message; the ones that fail go to the dead-letter topic with the reason;
 3. keep the last event per key; write/delete the record files (atomic, fsynced, skipped when
    the bytes are already there);
@@ -31,7 +32,7 @@ from compiler.settings import FolioSettings
 
 from .bus.base import Delivery, Subscription
 from .event_settings import EventSettings
-from .events import ChangeEvent, ClaimCheckStore, EventError, Tombstone, decode
+from .events import ChangeEvent, ClaimCheckStore, EventError, decode
 from .site_corpus import ApplyResult, SiteCorpus
 
 log = logging.getLogger(__name__)
@@ -57,9 +58,15 @@ class BatchReport:
     compile: CompileReport | None = None
     # seconds from each event's ce_time to its batch being committed (event→page latency)
     latencies: list[float] = field(default_factory=list)
-    seconds: float = 0.0
+    # where the batch's time went: collecting it from the bus (with the wait for its first
+    # event), decoding, writing the corpus, compiling, flushing to disk, committing the offsets
+    seconds: float = 0.0  # from the end of its collection to its commit
+    collect_seconds: float = 0.0
+    decode_seconds: float = 0.0
     apply_seconds: float = 0.0
     compile_seconds: float = 0.0
+    sync_seconds: float = 0.0
+    commit_seconds: float = 0.0
 
 
 def _sync_folder(path: Path) -> None:
@@ -77,23 +84,53 @@ def _sync_folder(path: Path) -> None:
     os.sync()
 
 
+# at least this many events within _DRAIN_WINDOW_S (~1,300/s) means the bus holds a backlog
+# (a burst, or what arrived during the last compile), not a live stream: keep draining it
+# into the same batch, whose compile then costs less per event
+BACKLOG_EVENTS = 64
+_DRAIN_WINDOW_S = 0.05
+
+
 def collect_batch(sub: Subscription, ev: EventSettings, stop: Event | None,
-                  first_wait_s: float) -> list[Delivery]:
-    """One debounced batch: poll until the bus has been quiet for ``debounce_ms``, the batch is
-    full, or it has been open ``max_batch_wait_ms``."""
+                  first_wait_s: float, *, until_quiet: bool = False) -> list[Delivery]:
+    """One batch, adaptive: small and prompt at the live edge, large under a backlog.
+
+    After its first event the batch stays open ``debounce_ms`` for more (a storm of edits to
+    one record compiles once); after that it grows only while events keep coming faster than
+    ``BACKLOG_EVENTS`` per ``_DRAIN_WINDOW_S``, up to ``max_batch`` events or
+    ``max_batch_wait_ms``. A steady stream therefore waits ``debounce_ms`` at most instead of
+    a quiet moment (which a steady stream never has), and a burst drains in few large batches.
+
+    ``until_quiet`` (the event bridge, where each batch is a flow run): poll until the bus
+    has been quiet for ``debounce_ms``, the batch is full, or it is ``max_batch_wait_ms`` old."""
     batch = sub.poll(first_wait_s, ev.max_batch)
     if not batch:
         return batch
-    started = time.monotonic()
-    quiet = ev.debounce_ms / 1000
+    opened = time.monotonic()
+    linger, max_wait = ev.debounce_ms / 1000, ev.max_batch_wait_ms / 1000
+    arrivals: list[tuple[float, int]] = [(opened, len(batch))]  # (when, how many) per poll
     while len(batch) < ev.max_batch and not (stop and stop.is_set()):
-        left = ev.max_batch_wait_ms / 1000 - (time.monotonic() - started)
+        now = time.monotonic()
+        age = now - opened
+        left = max_wait - age
         if left <= 0:
             break
-        more = sub.poll(min(quiet, left), ev.max_batch - len(batch))
+        if until_quiet:
+            wait = linger
+        elif age < linger:
+            wait = linger - age
+        else:
+            recent = sum(n for t, n in arrivals if t >= now - _DRAIN_WINDOW_S)
+            if recent < BACKLOG_EVENTS:
+                break  # a live stream, past the linger: compile what there is
+            wait = _DRAIN_WINDOW_S
+        more = sub.poll(min(wait, left), ev.max_batch - len(batch))
         if not more:
-            break
+            if until_quiet or age >= linger:
+                break
+            continue
         batch.extend(more)
+        arrivals.append((time.monotonic(), len(more)))
     return batch
 
 
@@ -123,40 +160,39 @@ class SiteConsumer:
 
     def run_once(self, stop: Event | None = None, wait_s: float = 1.0) -> BatchReport | None:
         """Process one batch; None when nothing arrived within ``wait_s``."""
+        t_poll = time.monotonic()
         deliveries = self._collect(stop, wait_s)
         if not deliveries:
             return None
         t0 = time.monotonic()
-        report = BatchReport(events=len(deliveries))
-        latest: dict[str, ChangeEvent | Tombstone] = {}
+        report = BatchReport(events=len(deliveries), collect_seconds=t0 - t_poll)
+        # every key's changes in order (None: deleted); the corpus applies them as if one by one
+        changes: dict[str, list[SourceRecord | None]] = {}
         times: list[float] = []
         # per-key order is per-partition order; sorting by (partition, offset) keeps it
         for d in sorted(deliveries, key=lambda d: (d.topic, d.partition, d.offset)):
             try:
                 item = decode(d.message, claim_checks=self.claim_checks,
                               max_body_bytes=self.settings.events.max_body_bytes)
-                if isinstance(item, ChangeEvent):
-                    self.corpus.path_for(item.key)  # a key of another tenant is bad input too
-                    times.append(item.time.timestamp())
-                else:
-                    self.corpus.path_for(item.key)
+                self.corpus.path_for(item.key)  # a key of another tenant is bad input too
             except (EventError, ValueError) as exc:
                 reason = exc.reason if isinstance(exc, EventError) else str(exc)
                 log.warning("dead-lettering %s[%d]@%d: %s", d.topic, d.partition, d.offset, reason)
                 self.sub.dead_letter(d, reason)
                 report.dead_lettered += 1
                 continue
-            latest[item.key] = item
-        upserts: list[SourceRecord] = []
-        deletes: list[str] = []
-        for key, item in latest.items():
-            if isinstance(item, Tombstone) or item.op == "d":
-                deletes.append(key)
-            elif item.record is not None:
-                upserts.append(item.record)
-        report.keys = len(latest)
+            if isinstance(item, ChangeEvent):
+                times.append(item.time.timestamp())
+                if item.op == "d":
+                    changes.setdefault(item.key, []).append(None)
+                elif item.record is not None:
+                    changes.setdefault(item.key, []).append(item.record)
+            else:  # a tombstone: after its delete event, or alone once compaction dropped it
+                changes.setdefault(item.key, []).append(None)
+        report.keys = len(changes)
         t_apply = time.monotonic()
-        report.applied = self.corpus.apply(upserts, deletes)
+        report.decode_seconds = t_apply - t0
+        report.applied = self.corpus.apply(changes)
         t_compile = time.monotonic()
         report.apply_seconds = t_compile - t_apply
         if report.applied.changed or not (self.wiki / "index.md").exists():
@@ -166,15 +202,19 @@ class SiteConsumer:
                 # fewer records than that saves (the compile's own threshold counts every file)
                 settings = settings.model_copy(update={"workers": 1})
             report.compile = self.compile_fn(settings)
-        report.compile_seconds = time.monotonic() - t_compile
+        t_sync = time.monotonic()
+        report.compile_seconds = t_sync - t_compile
         if report.applied.changed or report.compile:
             # one filesystem flush for the whole batch (record files and pages) before the
             # offsets are committed, instead of an fsync per file
             _sync_folder(self.corpus.root)
             if os.stat(self.corpus.root).st_dev != os.stat(self.wiki).st_dev:
                 _sync_folder(self.wiki)
+        t_commit = time.monotonic()
         self.sub.commit(deliveries)
         done = time.time()
+        report.sync_seconds = t_commit - t_sync
+        report.commit_seconds = time.monotonic() - t_commit
         report.latencies = [max(0.0, done - t) for t in times]
         report.seconds = time.monotonic() - t0
         return report

@@ -36,10 +36,11 @@ class EventSettings(BaseSettings):
     session_timeout_ms: int = Field(45_000, ge=1_000, description="consumer group session timeout")
     max_poll_interval_ms: int = Field(300_000, ge=1_000)
     debounce_ms: int = Field(
-        200, ge=0, description="a batch closes once the bus has been quiet this long, so a storm "
-        "of events for one record compiles once")
+        100, ge=0, description="a batch stays open this long after its first event, so a storm "
+        "of events for one record compiles once; it grows past that only while the bus holds a "
+        "backlog (the event bridge instead waits for this long a quiet moment)")
     max_batch: int = Field(20_000, ge=1, description="events per compile at most")
-    max_batch_wait_ms: int = Field(2_000, ge=0, description="a batch closes after this long even under load")
+    max_batch_wait_ms: int = Field(2_000, ge=0, description="a batch closes after this long even while a backlog drains")
     max_body_bytes: int = Field(512 * 1024, ge=1024, description="above this, a record goes by claim check")
     claim_check_store: str | None = Field(
         None, description="where bodies over max_body_bytes go (claim checks): s3://bucket/prefix, "

@@ -9,19 +9,25 @@ bus offsets on the strength of them.
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 import yaml
 
-from compiler.atomic import remove_if_exists, write_atomic
+from compiler import retire
+from compiler.atomic import write_atomic
 from compiler.models import SourceRecord
 
 from .loader import MANIFEST
 from .record_json import SYSTEM, record_bytes
 
 RECORDS_DIR = "records"
+# replaced and deleted record files until the reaper frees them (compiler/retire.py); outside
+# records/, so never read as a record
+TRASH_DIR = ".folio-retired"
 _MAX_NAME = 120
 
 
@@ -50,6 +56,7 @@ class SiteCorpus:
         self.root = root
         self.tenant = tenant
         self.instance = instance
+        self._records = os.path.join(os.fspath(root), RECORDS_DIR)
 
     def manifest_bytes(self) -> bytes:
         manifest = {
@@ -70,7 +77,9 @@ class SiteCorpus:
         if len(parts) != 5 or parts[0] != self.tenant:
             raise ValueError(f"record key {key!r} is not a key of tenant {self.tenant!r}")
         _, system, instance, type_, id_ = parts
-        return self.root / RECORDS_DIR / _part(system) / _part(instance) / _part(type_) / f"{_part(id_)}.json"
+        # one join of strings: pathlib's / costs more than the rest of the call (twice per event)
+        return Path(os.path.join(self._records, _part(system), _part(instance), _part(type_),
+                                 f"{_part(id_)}.json"))
 
     def current(self, key: str) -> SourceRecord | None:
         path = self.path_for(key)
@@ -80,35 +89,56 @@ class SiteCorpus:
             return None
         return SourceRecord.model_validate_json(data)
 
-    def apply(self, upserts: list[SourceRecord], deletes: list[str]) -> ApplyResult:
-        """Write the latest version of each upserted record; remove deleted keys."""
+    def apply(self, changes: Mapping[str, Sequence[SourceRecord | None]]) -> ApplyResult:
+        """Apply each key's changes (``None``: deleted) in their order, exactly as if one by
+        one: a version older than the one it would replace is stale and skipped (a replayed
+        export or history must not roll a record back), a delete removes the file. Each key's
+        file is read and written once, whatever the number of its changes."""
         written = unchanged = stale = deleted = 0
-        for record in upserts:
-            path = self.path_for(record.key)
-            data = record_bytes(record)
+        trash = self.root / TRASH_DIR
+        for key, seq in changes.items():
+            path = self.path_for(key)
             try:
-                old = path.read_bytes()
+                old: bytes | None = path.read_bytes()
             except FileNotFoundError:
                 old = None
-            if old == data:
-                unchanged += 1
-                continue
-            if old is not None and _older(record, old):
-                # a replayed export (op r) or history must not roll a record back
+            # the key's state as the changes go by: the file (unparsed until needed) or a record
+            current: bytes | SourceRecord | None = old
+            refused = False
+            for record in seq:
+                if record is None:
+                    current, refused = None, False
+                elif current is not None and _older(record, current):
+                    refused = True
+                else:
+                    current, refused = record, False
+            if current is None:
+                deleted += retire.remove(path, trash) if old is not None else 0
+            elif isinstance(current, bytes):  # the file as it was: every change was refused
                 stale += 1
-                continue
-            write_atomic(path, data)
-            written += 1
-        for key in deletes:
-            deleted += remove_if_exists(self.path_for(key))
+            else:
+                data = record_bytes(current)
+                if data == old:
+                    if refused:
+                        stale += 1
+                    else:
+                        unchanged += 1
+                    continue
+                write_atomic(path, data, trash=trash if old is not None else None)
+                written += 1
+        if written or deleted:
+            retire.release(trash)
         return ApplyResult(written=written, deleted=deleted, unchanged=unchanged, stale=stale)
 
 
-def _older(record: SourceRecord, old: bytes) -> bool:
-    try:
-        previous = SourceRecord.model_validate_json(old)
-    except ValueError:
-        return False  # a damaged file is always replaced
+def _older(record: SourceRecord, current: bytes | SourceRecord) -> bool:
+    if isinstance(current, bytes):
+        try:
+            previous = SourceRecord.model_validate_json(current)
+        except ValueError:
+            return False  # a damaged file is always replaced
+    else:
+        previous = current
     if record.updated_at is None or previous.updated_at is None:
         return False  # undated: the newer event wins
     return record.updated_at < previous.updated_at

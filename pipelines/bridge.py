@@ -61,7 +61,7 @@ class Bridge:
         self.trigger = trigger
 
     def run_once(self, stop: Event | None = None, wait_s: float = 1.0) -> Triggered | None:
-        deliveries = collect_batch(self.sub, self.settings.events, stop, wait_s)
+        deliveries = collect_batch(self.sub, self.settings.events, stop, wait_s, until_quiet=True)
         if not deliveries:
             return None
         key = batch_key(self.site, deliveries)

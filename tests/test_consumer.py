@@ -105,3 +105,78 @@ def test_cli_consume_without_a_broker_says_how_to_configure_one(monkeypatch) -> 
     monkeypatch.delenv("FOLIO_EVENTS_KAFKA_BOOTSTRAP", raising=False)
     result = CliRunner().invoke(app, ["consume", "--site", "emea", "--wiki", "w"])
     assert result.exit_code == 1 and "FOLIO_EVENTS_KAFKA_BOOTSTRAP" in result.output
+
+
+def _undated(record):  # type: ignore[no-untyped-def]
+    from compiler.models import SourceRecord
+
+    doc = record.model_dump(exclude={"key", "sha256", "origin"})
+    return SourceRecord.model_validate({**doc, "updated_at": None, "version": record.version + "-undated"})
+
+
+def test_a_batch_applies_each_keys_events_as_if_one_by_one(tmp_path: Path) -> None:
+    bus, consumer = _setup(tmp_path)
+    bus.publish("jira", encode(record_event(ticket("acme", 1, 1), "c")) + encode(record_event(ticket("acme", 2, 5), "c")))
+    consumer.run_once(wait_s=0)
+    # key 1: revision 3, then a replayed export of revision 2 (older than 3, newer than the file):
+    # one by one, the replay is stale and revision 3 stays
+    msgs = encode(record_event(ticket("acme", 1, 3), "u")) + encode(record_event(ticket("acme", 1, 2), "r"))
+    # key 2: an undated version (it always wins), then revision 4, older than the file's 5 but
+    # not comparable with the undated one it follows: one by one, revision 4 ends up
+    msgs += encode(record_event(_undated(ticket("acme", 2, 6)), "u")) + encode(record_event(ticket("acme", 2, 4), "u"))
+    bus.publish("jira", msgs)
+    report = consumer.run_once(wait_s=0)
+    assert (report.events, report.keys, report.applied.written) == (4, 2, 2)
+    assert "Revision 3" in (tmp_path / "wiki" / "ticket" / "ops-1.md").read_text()
+    assert "Revision 4" in (tmp_path / "wiki" / "ticket" / "ops-2.md").read_text()
+
+
+class _ScriptedBus:
+    """A subscription whose events arrive at given times of a fake clock (the outside edge:
+    when a broker delivers): a poll returns what has arrived, else waits for the next arrival
+    or its timeout, moving the clock."""
+
+    def __init__(self, arrivals: list[float], per_poll: int = 500) -> None:
+        self.arrivals, self.taken, self.now, self.per_poll = arrivals, 0, 0.0, per_poll
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def poll(self, timeout_s: float, max_records: int) -> list:  # type: ignore[type-arg]
+        from connectors.bus.base import Delivery
+
+        deadline = self.now + timeout_s
+        if self.taken < len(self.arrivals) and self.arrivals[self.taken] > self.now:
+            self.now = min(deadline, self.arrivals[self.taken])
+        out = []
+        while (self.taken < len(self.arrivals) and self.arrivals[self.taken] <= self.now
+               and len(out) < min(max_records, self.per_poll)):
+            out.append(Delivery("t", 0, self.taken, WireMessage(b"k", b"v")))
+            self.taken += 1
+        if not out:
+            self.now = deadline
+        return out
+
+
+def test_a_steady_stream_is_batched_within_the_linger_and_a_backlog_drains_whole(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import connectors.consumer as consumer_mod
+    from connectors.consumer import collect_batch
+    from connectors.event_settings import EventSettings
+
+    ev = EventSettings(debounce_ms=100, max_batch_wait_ms=2000, max_batch=20_000)
+    # a steady stream, one event every 10 ms, is never quiet: the batch closes once it is
+    # debounce_ms old instead of waiting max_batch_wait_ms (which every event would pay)
+    live = _ScriptedBus([i * 0.01 for i in range(1000)])
+    monkeypatch.setattr(consumer_mod, "time", live)
+    batch = collect_batch(live, ev, None, 1.0)
+    assert len(batch) <= 12 and live.now <= 0.1 + 1e-9
+    # the next batch starts where it stopped: nothing is lost or taken twice
+    assert [d.offset for d in batch + collect_batch(live, ev, None, 1.0)] == list(range(len(batch) + 11))
+    # a backlog (a burst, fetched in chunks) goes into one batch, past the linger
+    backlog = _ScriptedBus([0.0] * 5000 + [0.5 + i * 0.01 for i in range(100)])
+    monkeypatch.setattr(consumer_mod, "time", backlog)
+    assert len(collect_batch(backlog, ev, None, 1.0)) == 5000
+    # and so does a burst still being published (5,000 events/s, a few per poll)
+    flowing = _ScriptedBus([i * 0.0002 for i in range(4000)] + [1.5 + i * 0.01 for i in range(100)])
+    monkeypatch.setattr(consumer_mod, "time", flowing)
+    assert len(collect_batch(flowing, ev, None, 1.0)) == 4000

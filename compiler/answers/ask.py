@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..models import Claim, Principal
 from ..query import Answer, Citation, PageRef, answer as extract_answer
-from ..retrieval import Retrieval, retrieve
+from ..retrieval import Retrieval, retrieve, says_nothing
 from ..settings import FolioSettings
 from ..state import State
 from ..views import group_view
@@ -146,7 +146,7 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
 
     for ev in r.claims:
         c = ev.claim
-        if c.kind == "reference" or (c.kind == "field" and c.attribute == "name"):
+        if says_nothing(c):
             continue
         if c.kind == "statement":
             add(c, "winner")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
+from pathlib import Path
 
 # a word that names the kind of value asked for, and the shape such a value has
 KIND_WORDS: dict[str, re.Pattern] = {}
@@ -39,14 +40,36 @@ _DATE = re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b(january|february|march|april|may
                    r"august|september|october|november|december|monday|tuesday|wednesday|"
                    r"thursday|friday|saturday|sunday)\b", re.I)
 _PERCENT = re.compile(r"\d\s*%|\bpercent", re.I)
-for _words, _shape in (("period duration length time term window days hours months years "
+_RANGE = re.compile(r"\d\s*(?:\S{0,3}\s*)(?:to|-|–|and)\s*-?\s*\d", re.I)
+# "time" is a duration ("lead time") or a time of day ("what time is the last dispatch")
+_TIME = re.compile(_DURATION.pattern + r"|\d{1,2}:\d\d", re.I)
+for _words, _shape in (("period duration length term window days hours months years "
                         "weeks minutes", _DURATION),
+                       ("time", _TIME),
                        ("number amount count total figure quantity size value price cost "
                         "fee rate level", _NUMBER),
                        ("date deadline", _DATE),
-                       ("percentage percent share proportion", _PERCENT)):
+                       ("percentage percent share proportion", _PERCENT),
+                       ("range", _RANGE)):
     for _w in _words.split():
         KIND_WORDS[_w] = _shape
+
+# the value types of the schema (compiler/schema/model.py) that have each shape: a claim on a
+# declared attribute has its type whatever the source wrote ("NET 45" is payment terms, a
+# duration in days; "III" is a device class, no number)
+_TYPED: dict[int, frozenset[str]] = {
+    id(_DURATION): frozenset({"duration"}),
+    id(_TIME): frozenset({"duration", "datetime"}),
+    id(_NUMBER): frozenset({"number", "money", "percent", "duration"}),
+    id(_DATE): frozenset({"date", "datetime"}),
+    id(_PERCENT): frozenset({"percent"}),
+}
+
+
+def typed_as(shape: re.Pattern, value_type: str | None) -> bool:
+    """The schema's value type of a claim has the shape a word of the question names."""
+    return bool(value_type) and value_type in _TYPED.get(id(shape), frozenset())
+
 
 # the head of what is asked: the noun phrase after a question frame, up to a word that ends it
 _ENDS = (r"a|an|the|of|for|in|at|on|to|from|with|by|per|under|between|when|if|that|and|or|"
@@ -57,7 +80,9 @@ _ENDS = (r"a|an|the|of|for|in|at|on|to|from|with|by|per|under|between|when|if|th
          r"applies|apply|covers|cover|falls|fall|includes|include|uses|use|runs|run|needs|need|"
          r"offers|offer|hosts|host|handles|handle|belongs|belong|works|work|goes|go|comes|come|"
          r"takes|take|makes|make|means|mean|gives|give|holds|hold|says|say|shows|show|lets|let|"
-         r"happens|happen|applied|used|needed|required|allowed|expected|set|given")
+         r"happens|happen|applied|used|needed|required|allowed|expected|set|given|"
+         r"fit|fits|last|lasts|contain|contains|employ|employs|serve|serves|store|stores|"
+         r"sell|sells")
 _PHRASE = r"(?P<h>(?:[\w'-]+\s+){0,4}?[\w'-]+?)(?=\s+(?:" + _ENDS + r")\b|\s*[?.,;!]|\s*$)"
 _HEADS = (
     re.compile(r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:the|a|an)\s+" + _PHRASE,
@@ -85,6 +110,36 @@ def asked_head(question: str, stopwords: frozenset[str]) -> list[str]:
     return []
 
 
+_PREPOSITIONS = frozenset("of for on at in to from with by per under about across between "
+                          "within during over into".split())
+_WORD = re.compile(r"[\w'-]+")
+_QUANTIFIERS = frozenset("number amount count total quantity".split())
+
+
+def head_phrase(question: str, stopwords: frozenset[str],
+                keyword: bool | None = None) -> list[str]:
+    """The words of the noun phrase that is asked, in order, its head noun last (English puts
+    it last: "oven *temperature*", "battery *life*", "catalogue *number*"). For a question, the
+    phrase after its frame (:func:`asked_head`); for a keyword query ("restocking charge on
+    returned devices"), the words before its first preposition, or, when those end in a word
+    naming a kind of value ("number of beds"), the words after it. ``keyword`` says whether
+    the question as asked was a keyword query (a rewritten question may have lost its
+    question word)."""
+    if not (keyword_query(question) if keyword is None else keyword):
+        return asked_head(question, stopwords)
+    words = [w.lower().removesuffix("'s") for w in _WORD.findall(question)]
+    content = [w for w in words if w not in stopwords and w.strip("-")]
+    for i, w in enumerate(words):
+        if w in _PREPOSITIONS:
+            before = [x for x in words[:i] if x not in stopwords and x.strip("-")]
+            after = [x for x in words[i + 1:] if x not in stopwords and x.strip("-")]
+            # "number of beds", "amount of storage": the complement is what is counted
+            if before and before[-1] in _QUANTIFIERS and after:
+                return after
+            return before or after
+    return content
+
+
 def names_in(question: str, stopwords: frozenset[str]) -> list[str]:
     """Capitalised words inside the question (not the first of a sentence, not "I"): the
     names it uses."""
@@ -95,6 +150,8 @@ def names_in(question: str, stopwords: frozenset[str]) -> list[str]:
             continue
         if len(word) < 2 or word.isdigit() or word.lower() in ("i", "i'm", "i'd", "i've"):
             continue
+        if _acronym(word):
+            continue  # "MDR class", "SKU", "SLA": an abbreviation of common words, not a name
         out.append(word)
     return out
 
@@ -103,6 +160,10 @@ def unknown_names(question: str, known: Callable[[str], bool],
                   stopwords: frozenset[str]) -> list[str]:
     """The question's names that the wiki never uses: names of things it does not know."""
     return [w for w in names_in(question, stopwords) if not known(w)]
+
+
+def _acronym(word: str) -> bool:
+    return word.isupper() and word.isalpha() and len(word) <= 5
 
 
 _QUESTION_WORD = re.compile(r"\b(?:what|what's|which|who|who's|whom|whose|when|where|why|how)\b|"
@@ -144,11 +205,73 @@ def schema_groups() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def attribute_vocabulary(attribute: str, keyer: Callable[[str], str]) -> frozenset[str]:
-    """Keys of the words the schema knows for an attribute (its name, phrases and aliases)."""
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip().replace("\\|", "|").replace("\\\\", "\\")
+            for c in _CELL_SPLIT.split(line.strip())[1:-1]]
+
+
+def parse_schema_page(text: str) -> dict[str, frozenset[str]]:
+    """Attribute name → the words of its name and phrases, read from the attribute tables of
+    a wiki's ``SCHEMA.md`` (compiler/schema/page.py writes them from the merged schema: the
+    base schema with the corpus's own ``schema.yaml`` over it)."""
     from ..schema.keys import attr_key
 
-    return frozenset(keyer(w) for w in schema_groups().get(attr_key(attribute), ()))
+    out: dict[str, set[str]] = {}
+    in_table = False
+    for line in text.splitlines():
+        if line.startswith("| attribute | type |"):
+            in_table = True
+            continue
+        if not line.startswith("|"):
+            in_table = False
+            continue
+        if not in_table or line.startswith("|---"):
+            continue
+        cells = _cells(line)
+        if len(cells) < 5:
+            continue
+        texts = [cells[0], *(p for p in cells[4].split(", ") if p)]
+        words = {w for t in texts for w in re.findall(r"[^\W_]+", t.lower())}
+        for t in texts:
+            out.setdefault(attr_key(t), set()).update(words)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_PAGE_CACHE: dict[str, tuple[int, dict[str, frozenset[str]]]] = {}
+
+
+def wiki_schema_groups(schema_page: Path | None) -> dict[str, frozenset[str]]:
+    """The merged schema's vocabulary of one wiki (its signed ``SCHEMA.md``), {} when the wiki
+    has none; read once per version of the file."""
+    if schema_page is None:
+        return {}
+    try:
+        stamp = schema_page.stat().st_mtime_ns
+    except OSError:
+        return {}
+    cached = _PAGE_CACHE.get(str(schema_page))
+    if cached is None or cached[0] != stamp:
+        try:
+            groups = parse_schema_page(schema_page.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            groups = {}
+        cached = _PAGE_CACHE[str(schema_page)] = (stamp, groups)
+    return cached[1]
+
+
+def attribute_vocabulary(attribute: str, keyer: Callable[[str], str],
+                         wiki: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
+    """Keys of the words the schema knows for an attribute (its name, phrases and aliases):
+    the bundled base schema's and, given ``wiki``, the wiki's own merged schema's (a corpus's
+    ``schema.yaml`` phrases: "looked after by" for *account manager*)."""
+    from ..schema.keys import attr_key
+
+    k = attr_key(attribute)
+    words = set(schema_groups().get(k, ())) | set((wiki or {}).get(k, ()))
+    return frozenset(keyer(w) for w in words)
 
 
 def share(terms: Iterable[str], covered: Callable[[str], float],

@@ -1,0 +1,48 @@
+"""A small generic English lexicon for paraphrases the schema's phrases do not carry.
+
+No offline lexical resource (WordNet data, a spaCy model) is installed on the machines Folio
+runs on, and a question's paraphrases of business attributes are few and stable, so they are
+listed here: groups of words one question may use for another's ("battery *life*" for
+*runtime*, "risk *category*" for *class*, "sales *rep*" for *manager*, "catalogue
+*number*" for *code*), and phrases rewritten to the word sources use ("without mains power" is
+"on battery", "looks after" is "manages"). Nothing here is a corpus's own word: each entry is
+everyday English, and the corpus's own vocabulary comes from its schema
+(:func:`compiler.answers.coverage.wiki_schema_groups`).
+"""
+
+from __future__ import annotations
+
+import re
+
+# groups of words a question may use for one another's in an attribute's name (not in free
+# text, where "managed service" is no manager): "battery *life*" asks a *battery runtime*,
+# "account *owner*" an *account manager*, "catalogue *number*" a *product code*
+ATTRIBUTE_GROUPS = (
+    "runtime life endurance autonomy run",
+    "class category classification",
+    "manager owner rep representative",
+    "code number id identifier",
+    "catalogue catalog part article sku",
+    "payment settlement",
+    "interval frequency schedule cadence",
+)
+# groups matched everywhere (question, attribute, value and text)
+SYNONYM_GROUPS: tuple[str, ...] = ()
+# multi-word phrases of questions rewritten to the words sources use
+PHRASES = (
+    # abbreviations of units ("hrs on battery", "24 mins")
+    (re.compile(r"\bhrs?\b\.?", re.I), "hours"),
+    (re.compile(r"\bmins\b\.?", re.I), "minutes"),
+    (re.compile(r"\bsecs?\b\.?", re.I), "seconds"),
+    (re.compile(r"\byrs?\b\.?", re.I), "years"),
+    (re.compile(r"\bwks?\b\.?", re.I), "weeks"),
+    (re.compile(r"\b(?:without|off|away from)\s+(?:the\s+)?(?:mains|wall|grid|external)"
+                r"(?:\s+(?:power|electricity|supply|socket))?\b|\bunplugged\b|\bcordless\b",
+                re.I), "on battery"),
+    (re.compile(r"\blook(?:s|ed|ing)?\s+after\b", re.I), "manages"),
+    # a product's end of life is its retirement, not how long its battery lasts
+    (re.compile(r"\bend[- ]of[- ](?:life|support|sale)\b", re.I), "retirement"),
+    (re.compile(r"\bkeeps?\s+(?:going|running|working)\b", re.I), "runs"),
+    # a lease, contract or licence that runs out expires (not "who runs the depot")
+    (re.compile(r"\b(?:run|runs|ran|running)\s+out\b", re.I), "expires"),
+)

@@ -57,7 +57,7 @@ from .settings import FolioSettings
 from .state import State
 from .steps import ClaimRow, PageJob, RecordRow, RenderedPage, parse_file
 from .steps import link as link_step
-from .steps import claims_differ
+from .steps import claims_differ, input_digest
 from .steps import reextract as reextract_step
 from .steps import render as render_step
 from .wiki_owner import (FolderGuardError, foreign_page_files, foreign_pages_error, guard,
@@ -70,6 +70,7 @@ _RACY_NS = 2_000_000_000  # a file modified this close to the last scan is re-ha
 _INDEX_PATCH_MAX = 50  # index.md lines replaced in place; more are cheaper re-assembled
 _WAVE = 1_000  # records or pages read from / written to the state per batch
 _BYTES_PER_RECORD = 1_500  # rough size of one exported record, to size the worker pool
+_REMEMBERED_COST = 8  # a remembered payload object costs at most 1/8 of a record to parse
 # what stored claims look like; a state whose claims were stored otherwise is rebuilt
 # (schema-1: claims carry qualifiers, mapped, value type, normalised value, own time)
 _CLAIM_LAYOUT = "schema-1"
@@ -167,9 +168,12 @@ class _Compile:
         self._aggregates: dict[str, str] = {}
         # every file this compile writes or removes, staged until it commits (staging.py)
         self.files = Generation(out)
+        self._out_str = os.fspath(out)
         # page folders whose mtime to note once applied (bundle_watch); None: not signed
         self.remember_folders: set[str] | None = None
         self._created: set[str] = set()  # pages that had no file before this compile
+        # pages whose claim rows were stored again (statuses reset): never skipped unrendered
+        self._restored: set[str] = set()
         self.induction = None  # what schema induction mapped (compiler/schema/induce.py)
 
     def tiebreak_of(self, rule: str) -> str:
@@ -202,8 +206,10 @@ class _Compile:
             st.set_meta("directory", self.directory.to_json())  # identities: compiler/directory.py
 
             changed_files, reread = self._scan()
-            before = st.record_keys_of_files(reread)
-            changed, seen, decls = self._read(changed_files, reread, before)
+            held = st.record_index_of_files(reread)
+            before = {key: sha for key, (sha, _) in held.items()}
+            changed, seen, decls = self._read(changed_files, reread, before, held)
+            del held
             del changed_files  # the corpus's bytes: not to be carried into the workers
             removed = set(before) - seen
             # what follows holds one entry per record at most once: at 1M records each of
@@ -419,15 +425,18 @@ class _Compile:
         return changed, reread
 
     # -- 2 and 3: parse and extract ---------------------------------------------------------
-    def _read(self, changed_files: list[tuple], reread: set[str], stored: dict[str, str]
+    def _read(self, changed_files: list[tuple], reread: set[str], stored: dict[str, str],
+              held: dict[str, tuple[str, str]]
               ) -> tuple[list[str], set[str], dict[str, Declaration]]:
         """Parse changed files and store the records whose content changed, extracted.
-        ``stored``: record key → sha256 of the records the state holds for those files.
+        ``stored``: record key → sha256 of the records the state holds for those files;
+        ``held``: the same keys → (sha256, file).
         Returns those keys (sorted), every key read, and the changed records' declarations."""
         st = self.state
-        # what the state knows of the records read, looked up per file: loading the whole
-        # record index made every incremental compile O(all records)
-        known: dict[str, tuple[str, str]] = {}
+        # what the state knows of the records read: those of the files read again are known
+        # already; others (new keys, or keys another file held) are looked up per file
+        # (loading the whole record index made every incremental compile O(all records))
+        known: dict[str, tuple[str, str]] = dict(held)
         owner: dict[str, str] = {}
         changed: list[str] = []
         decls: dict[str, Declaration] = {}
@@ -437,11 +446,11 @@ class _Compile:
         # extracting: the workers skip the rest (a 1 % edit re-read ~60x more records)
         context = {"policy": self.policy, "backend": self.backend if in_workers else None,
                    "stored": stored,
-                   "max_record_text_bytes": self.settings.max_record_text_bytes}
-        # the pool pays off by records, not files; a file holds ~10 records on average
-        size_hint = max(len(changed_files),
-                        sum(stat.st_size for _, _, stat, _, _ in changed_files)
-                        // _BYTES_PER_RECORD)
+                   "max_record_text_bytes": self.settings.max_record_text_bytes,
+                   # payload objects of these files built last time (connectors._common.ItemMemo)
+                   "items": st.item_digests(f.rel for f, *_ in changed_files)}
+        size_hint = _parse_work([(f.rel, stat.st_size) for f, _, stat, _, _ in changed_files],
+                                context["items"])
         self.progress.phase("read", len(changed_files))
         # files whose bytes the scan did not keep are read as the workers take them (the pool
         # pulls items lazily): what each read gave is queued here, in order, for this loop
@@ -473,8 +482,10 @@ class _Compile:
                 unreadable()
                 f, _, stat, sha, now_ns = fetched.popleft()
                 known.update(st.record_index_of(
-                    r.key for r in results if not isinstance(r, RecordError)))
+                    r.key for r in results if not isinstance(r, RecordError)
+                    and r.key not in known))
                 file_errors: list[RecordError] = []
+                memo: list[tuple[str, str, str, str]] = []
                 for item in results:
                     if isinstance(item, RecordError):
                         file_errors.append(item)
@@ -492,11 +503,16 @@ class _Compile:
                                     f"{owner[item.key]})"))
                         continue
                     owner[item.key] = f.rel
+                    if item.item_digest is not None:
+                        memo.append((item.item_digest, item.key, item.id, item.sha256))
                     old = known.get(item.key)
                     if old is not None and old[0] == item.sha256:
                         if old[1] != f.rel:
                             st.set_record_file(item.key, f.rel)
                         continue
+                    if not item.record_json:  # parse_file: "unchanged", yet it is not
+                        raise CompileError(f"{f.rel}: record {item.id}: its stored digest "
+                                           "changed during the compile")
                     changed.append(item.key)
                     decls[item.key] = item.declaration
                     batch.append(item)
@@ -505,6 +521,7 @@ class _Compile:
                 self.report.errors.extend(file_errors)
                 st.put_file(f.rel, stat.st_size, stat.st_mtime_ns, sha, now_ns)
                 st.set_file_errors(f.rel, [e.model_dump_json() for e in file_errors])
+                _store_memo(st, f.rel, context["items"].get(f.rel, {}), memo)
                 self.progress.advance()
             unreadable()
         self._store(batch)
@@ -618,12 +635,18 @@ class _Compile:
                 # only the pages of claims that changed (a schema edit relinks every record,
                 # most of whose claims stay as they were)
                 old = st.claim_touches(key)
-                new = {c.claim_json: {c.subject, *c.mentions} for c in claims}
+                new = {c.claim_json: (c.subject, set(c.mentions)) for c in claims}
                 if new.keys() == old.keys():
                     continue
-                for js in old.keys() ^ new.keys():
-                    dirty |= old.get(js) or new[js]
+                dirty |= {(old.get(js) or new[js])[0] for js in old.keys() ^ new.keys()}
+                # a page a claim mentions shows only which pages mention it (its backlinks):
+                # it changes only where a (subject, mentioned page) pair comes or goes, not
+                # when an edit rewrites a claim that mentions it (most edits)
+                dirty |= {m for _, m in _mention_pairs(old.values()) ^ _mention_pairs(new.values())}
                 st.drop_claims_of(key)
+                # every claim of the record is stored anew, its status reset: their pages are
+                # rendered even if their inputs read the same (which sets the statuses again)
+                self._restored.update(c.subject for c in claims)
             else:
                 for c in claims:
                     dirty.add(c.subject)
@@ -642,15 +665,15 @@ class _Compile:
             raise CompileError(f"refusing unsafe page name {eid!r}")
         return f"{eid}.md", f"{eid}.claims.json"
 
-    def _page_paths(self, eid: str) -> tuple[Path, Path]:
+    def _page_paths(self, eid: str) -> tuple[str, str]:
         md_rel, sc_rel = self._page_rels(eid)
-        return self.out / md_rel, self.out / sc_rel
+        return os.path.join(self._out_str, md_rel), os.path.join(self._out_str, sc_rel)
 
     def _render(self, dirty: set[str], signing: SigningPlan | None) -> None:
         ids = sorted(dirty)
         self.progress.phase("render", len(ids))
         signing = signing if signing is not None and signing.in_render else None
-        context = {"tiebreak_of": self.tiebreak_of, "signing": signing}
+        context = {"tiebreak_of": self.tiebreak_of, "signing": signing, "stage": self.files}
         with step_runner(self.workers, len(ids), self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
             waves = ((wave, *self._page_jobs(wave, signing, run)) for wave in _waves(ids))
@@ -661,12 +684,19 @@ class _Compile:
     def _write_page_file(self, rel: str, data: bytes) -> None:
         self.files.write(rel, data)
 
+    def _note_page_file(self, rel: str, _: bytes) -> None:
+        self.files.note(rel)
+
     def _page_jobs(self, wave: list[str], signing: SigningPlan | None, run: Runner
                    ) -> tuple[dict[str, tuple[str, str, str]], Iterator[RenderedPage]]:
         """Queue one wave of pages to render (removing those left without claims); returns
         what index.md shows of them now and their rendered pages, in order."""
         st, report = self.state, self.report
         entities, claims, linking, previous = st.page_inputs(wave)
+        # a dirty page whose inputs are those it was last rendered from renders the same bytes
+        # (a record's edit dirties every page its claims mention; most show only its name)
+        skip = not (report.full_rebuild or report.schema_changed)
+        rendered_from = st.input_digests(wave) if skip else {}
         listed = st.index_rows_of(wave)
         names = st.entity_names({s for subs in linking.values() for s in subs})
         jobs: list[PageJob] = []
@@ -684,13 +714,20 @@ class _Compile:
             backlinks = sorted(
                 ((s, names[s]) for s in linking.get(eid, ()) if s in names),
                 key=lambda kv: (kv[1].lower(), kv[0]))
-            if eid not in previous:
-                self._created.add(eid)
             sign = signing is not None and (
                 signing.resign_all or not self.files.exists(bundle_name(eid)))
+            inputs = None  # a full build has nothing to compare: the workers digest them
+            if skip:
+                inputs = input_digest(entities[eid], claims[eid], backlinks,
+                                      self._synthesis.get(eid))
+                if (rendered_from.get(eid) == inputs and not sign
+                        and eid not in self._restored and self.files.exists(f"{eid}.md")):
+                    continue
+            if eid not in previous:
+                self._created.add(eid)
             jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
                                 previous.get(eid), str(md_path),
-                                self._synthesis.get(eid), sign))
+                                self._synthesis.get(eid), sign, inputs))
         return listed, run(render_step, jobs, batched=True)
 
     def _store_pages(self, results: Iterable[RenderedPage],
@@ -698,16 +735,19 @@ class _Compile:
         """Write one wave's rendered pages (only those whose bytes changed) and their rows."""
         st, report = self.state, self.report
         pages, statuses, conflicts, search, index_lines = [], [], [], [], []
+        inputs: list[tuple[str, str]] = []
         for page in results:
             report.pages_rendered += 1
+            # a worker process may have staged the files itself (steps._staged): noted here
+            put = self._note_page_file if page.staged else self._write_page_file
             if page.files is not None:
                 md_rel, sc_rel = self._page_rels(page.entity_id)
-                self._write_page_file(md_rel, page.files[0])
-                self._write_page_file(sc_rel, page.files[1])
+                put(md_rel, page.files[0])
+                put(sc_rel, page.files[1])
                 report.pages_written += 1
                 report.written.append(page.entity_id)
             if page.bundle is not None:
-                self._write_page_file(bundle_name(page.entity_id), page.bundle)
+                put(bundle_name(page.entity_id), page.bundle)
                 self._signed[page.entity_id] = page.bundle_sha256
             pages.append((page.entity_id, f"{page.entity_id}.md", page.sha256,
                           page.sidecar_sha256, page.type, page.title, page.summary))
@@ -723,7 +763,9 @@ class _Compile:
             statuses += page.statuses
             conflicts += page.conflicts
             search += page.search_rows
+            inputs.append((page.entity_id, page.inputs_sha256))
         st.put_rendered(pages, statuses, conflicts, search, index_lines)
+        st.set_input_digests(inputs)
 
     def _refuse_foreign_pages(self, dirty: set[str]) -> None:
         """A page new to this wiki whose path already holds a file: someone else's (pages a
@@ -861,6 +903,36 @@ class _Sized(Iterable[T]):
 
     def __len__(self) -> int:
         return self._n
+
+
+def _store_memo(st: State, rel: str, before: dict[str, tuple[str, str, str]],
+                memo: list[tuple[str, str, str, str]]) -> None:
+    """The file's payload object digests as this parse found them, written as a change to
+    those of its last parse (a 1 % edit changes ~2 of an export's ~100 objects)."""
+    now = {digest: (key, rid, sha) for digest, key, rid, sha in memo}
+    gone = [d for d in before if d not in now]
+    new = [(d, *row) for d, row in now.items() if before.get(d) != row]
+    if gone or new:
+        st.update_item_digests(rel, gone, new)
+
+
+def _parse_work(items: list[tuple[str, int]], remembered: dict[str, dict]) -> int:
+    """What parsing ``items`` (file, size in bytes) costs, in records built, to decide whether the
+    worker pool pays (it pays off by records, not files; a file holds ~10 records on average).
+    A file whose payload objects the state remembers builds only the objects that changed: the
+    others cost a decode and a digest, ~1/40 of building and extracting a record, counted at
+    1/8 so that a wholesale rewrite of many remembered exports still goes to the workers (a
+    1 % edit forked a pool, and paid its start, to decode the ~60 files it touched)."""
+    total = 0
+    for rel, size in items:
+        n = size // _BYTES_PER_RECORD
+        total += n // _REMEMBERED_COST if remembered.get(rel) else n
+    return max(len(items), total)
+
+
+def _mention_pairs(touches: Iterable[tuple[str, set[str]]]) -> set[tuple[str, str]]:
+    """(subject, mentioned page) of claims: what the mentioned pages' backlinks are made of."""
+    return {(subject, m) for subject, mentions in touches for m in mentions if m != subject}
 
 
 def _waves(keys: list[str]) -> Iterator[list[str]]:

@@ -128,6 +128,10 @@ class Generation:
         if os.getpid() == self._pid:
             self.note(rel)
 
+    def in_worker(self) -> bool:
+        """Whether this is a forked worker (whose writes the parent then notes)."""
+        return os.getpid() != self._pid
+
     def note(self, rel: str) -> None:
         """``rel`` was staged (by this process or a forked worker)."""
         self.written.add(rel)

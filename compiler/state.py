@@ -71,6 +71,10 @@ CREATE TABLE IF NOT EXISTS claims_fts_rows (
 CREATE TABLE IF NOT EXISTS page_bundles (
     entity_id TEXT PRIMARY KEY, bucket TEXT NOT NULL, sha256 TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS page_bundles_by_bucket ON page_bundles(bucket);
+CREATE TABLE IF NOT EXISTS item_digests (
+    file TEXT NOT NULL, digest TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL,
+    sha256 TEXT NOT NULL, PRIMARY KEY (file, digest)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS page_input_digests (entity_id TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS root_subjects (
     name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, files INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(key UNINDEXED, text);
@@ -95,7 +99,8 @@ _WITH_RECORD = "claims c JOIN records r ON r.key = c.record_key"
 
 _RESETTABLE = (
     "files", "file_errors", "records", "declarations", "names", "entities", "claims", "mentions", "conflicts",
-    "records_fts", "claims_fts", "records_fts_rows", "claims_fts_rows",
+    "records_fts", "claims_fts", "records_fts_rows", "claims_fts_rows", "page_input_digests",
+    "item_digests",
 )
 
 
@@ -247,7 +252,28 @@ class State:
 
     def drop_file(self, path: str) -> None:
         self.db.execute("DELETE FROM files WHERE path=?", (path,))
+        self.db.execute("DELETE FROM item_digests WHERE file=?", (path,))
         self.db.execute("DELETE FROM file_errors WHERE path=?", (path,))
+
+    def item_digests(self, files: Iterable[str]) -> dict[str, dict[str, tuple[str, str, str]]]:
+        """file → {payload object digest → (record key, id, sha256)} of its last parse
+        (connectors._common.ItemMemo)."""
+        out: dict[str, dict[str, tuple[str, str, str]]] = {}
+        for chunk in _chunks(list(files)):
+            q = ("SELECT file, digest, key, id, sha256 FROM item_digests "
+                 f"WHERE file IN ({','.join('?' * len(chunk))})")
+            for file, digest, key, rid, sha in self.db.execute(q, chunk):
+                out.setdefault(file, {})[digest] = (key, rid, sha)
+        return out
+
+    def update_item_digests(self, path: str, gone: Sequence[str],
+                            rows: Sequence[tuple[str, str, str, str]]) -> None:
+        """Remove the file's rows of digests ``gone`` and put ``rows`` (object digest, record
+        key, id, sha256): an edited export rewrites only the rows of the objects that changed."""
+        self.db.executemany("DELETE FROM item_digests WHERE file=? AND digest=?",
+                            [(path, d) for d in gone])
+        self.db.executemany("INSERT OR REPLACE INTO item_digests VALUES (?,?,?,?,?)",
+                            [(path, *r) for r in rows])
 
     def set_file_errors(self, path: str, errors_json: Sequence[str]) -> None:
         self.db.execute("DELETE FROM file_errors WHERE path=?", (path,))
@@ -290,11 +316,13 @@ class State:
     def record_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
 
-    def record_keys_of_files(self, files: Iterable[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
+    def record_index_of_files(self, files: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """key → (sha256, file) of the records stored for ``files``."""
+        out: dict[str, tuple[str, str]] = {}
         for chunk in _chunks(list(files)):
-            q = f"SELECT key, sha256 FROM records WHERE file IN ({','.join('?' * len(chunk))})"
-            out.update(dict(self.db.execute(q, chunk)))
+            q = ("SELECT key, sha256, file FROM records "
+                 f"WHERE file IN ({','.join('?' * len(chunk))})")
+            out.update((r[0], (r[1], r[2])) for r in self.db.execute(q, chunk))
         return out
 
     def load_records(self, keys: Iterable[str]) -> Iterator[tuple[str, str, str, str]]:
@@ -506,19 +534,19 @@ class State:
             "WHERE c.record_key=?", (record_key,))}
         return claims, touched
 
-    def claim_touches(self, record_key: str) -> dict[str, set[str]]:
-        """Stored claim JSON of a record's claims → the pages each touches (its subject and
-        the entities it mentions), so a relink dirties only the pages of claims that changed."""
-        touches: dict[str, set[str]] = {}
+    def claim_touches(self, record_key: str) -> dict[str, tuple[str, set[str]]]:
+        """Stored claim JSON of a record's claims → (its subject, the entities it mentions),
+        so a relink dirties only the pages of claims that changed."""
+        touches: dict[str, tuple[str, set[str]]] = {}
         ids: dict[str, str] = {}
         for cid, js, subject in self.db.execute(
                 "SELECT id, claim_json, subject FROM claims WHERE record_key=?", (record_key,)):
-            touches[js] = {subject}
+            touches[js] = (subject, set())
             ids[cid] = js
         for cid, entity in self.db.execute(
                 "SELECT m.claim_id, m.entity_id FROM mentions m JOIN claims c ON c.id = m.claim_id "
                 "WHERE c.record_key=?", (record_key,)):
-            touches[ids[cid]].add(entity)
+            touches[ids[cid]][1].add(entity)
         return touches
 
     def drop_claims_of(self, record_key: str) -> None:
@@ -737,8 +765,24 @@ class State:
         self.db.execute("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?,?,?)",
                         (entity_id, path, sha, sidecar_sha, etype, title, summary))
 
+    def input_digests(self, ids: Sequence[str]) -> dict[str, str]:
+        """entity id → digest of what its page was last rendered from (see
+        ``set_input_digests``); pages rendered before digests were kept have none."""
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(ids)):
+            q = ("SELECT entity_id, sha256 FROM page_input_digests "
+                 f"WHERE entity_id IN ({','.join('?' * len(chunk))})")
+            out.update(self.db.execute(q, chunk))
+        return out
+
+    def set_input_digests(self, rows: Sequence[tuple[str, str]]) -> None:
+        """(entity id, digest of its render's inputs): an incremental compile renders a dirty
+        page again only when these differ."""
+        self.db.executemany("INSERT OR REPLACE INTO page_input_digests VALUES (?, ?)", rows)
+
     def drop_page(self, entity_id: str) -> None:
         self.db.execute("DELETE FROM pages WHERE entity_id=?", (entity_id,))
+        self.db.execute("DELETE FROM page_input_digests WHERE entity_id=?", (entity_id,))
         self.db.execute("DELETE FROM page_index WHERE entity_id=?", (entity_id,))
         self._unindex_claims(entity_id)
         self.db.execute("DELETE FROM conflicts WHERE subject=?", (entity_id,))

@@ -5,9 +5,13 @@ does every database and file write, in input order."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from connectors import _common as connector_common
+from connectors._common import ItemMemo, KnownItem
 from connectors.base import ExtractedRecord, RecordError
 from connectors.loader import SourceConfig
 from connectors.registry import get_connector
@@ -21,6 +25,7 @@ from .render import render_page, sidecar_bytes, stored_claims
 from .resolve import resolve
 from .settings import DEFAULT_MAX_RECORD_TEXT_BYTES
 from .provenance.attest import page_payload
+from .provenance.index_root import bundle_name
 from .provenance.statement import PAYLOAD_TYPE
 from .state import CLAIM_PROVENANCE
 from .workers import CONTEXT
@@ -58,6 +63,8 @@ class RecordRow(NamedTuple):
     # None: not extracted here (the backend is not fork-safe: the parent extracts; or the
     # record is unchanged and needs no extraction)
     extraction_json: str | None
+    # digest of the payload object it was built from (connectors._common.ItemMemo), if any
+    item_digest: str | None = None
 
 
 def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | RecordError]:
@@ -65,10 +72,31 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
     rel, data, source, tenant = item
     policy, backend, stored = CONTEXT["policy"], CONTEXT.get("backend"), CONTEXT.get("stored", {})
     limit = CONTEXT.get("max_record_text_bytes", DEFAULT_MAX_RECORD_TEXT_BYTES)
+    items = CONTEXT.get("items")  # None: this compile keeps no memo of payload objects
+    memo = None if items is None else ItemMemo(
+        items.get(rel, {}), stored, f"{rel}\0{source.model_dump_json()}\0{tenant}\0{limit}")
+    connector_common.ITEM_MEMO = memo
+    try:
+        out = _parse_records(rel, data, source, tenant, policy, backend, stored, limit)
+    finally:
+        connector_common.ITEM_MEMO = None
+    if memo is not None and memo.digests:
+        out = [r._replace(item_digest=memo.digests.get(r.key)) if isinstance(r, RecordRow)
+               else r for r in out]
+    return out
+
+
+def _parse_records(rel: str, data: bytes, source: SourceConfig, tenant: str, policy: Any,
+                   backend: Any, stored: dict[str, str], limit: int) -> list[RecordRow | RecordError]:
     out: list[RecordRow | RecordError] = []
     for r in get_connector(source.system).parse(rel, data, source, tenant):
         if isinstance(r, RecordError):
             out.append(r)
+            continue
+        if isinstance(r, KnownItem):
+            out.append(RecordRow(key=r.key, id=r.id, sha256=r.sha256, version="", file="",
+                                 declaration=None, record_json="",  # type: ignore[arg-type]
+                                 fts_text="", tier="", max_age_days=0, extraction_json=None))
             continue
         if isinstance(r, ExtractedRecord):
             out.append(_extracted_row(r, rel))
@@ -80,6 +108,11 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
                 path=rel, record=r.id, field="text",
                 message=f"record text is {too_big:,} bytes, above FOLIO_MAX_RECORD_TEXT_BYTES "
                         f"({limit:,}); not compiled"))
+            continue
+        if stored.get(r.key) == r.sha256:
+            # the stored record is this one: the parent only notes that it was read (an
+            # edited file is parsed whole, and most of its records are unchanged)
+            out.append(_unchanged_row(r))
             continue
         tier = policy.freshness_tier(r)
         out.append(RecordRow(
@@ -93,6 +126,13 @@ def parse_file(item: tuple[str, bytes, SourceConfig, str]) -> list[RecordRow | R
                              if backend and stored.get(r.key) != r.sha256 else None),
         ))
     return out
+
+
+def _unchanged_row(r: SourceRecord) -> RecordRow:
+    """A record the state holds with this digest: its key, id and digest, nothing to store."""
+    return RecordRow(key=r.key, id=r.id, sha256=r.sha256, version=r.version, file="",
+                     declaration=None, record_json="", fts_text="",  # type: ignore[arg-type]
+                     tier="", max_age_days=0, extraction_json=None)
 
 
 def _extracted_row(x: ExtractedRecord, rel: str) -> RecordRow:
@@ -165,12 +205,13 @@ class PageJob(NamedTuple):
     md_path: str
     synthesis: list[tuple[str, list[str]]] | None = None  # LLM overview: (sentence, claim ids)
     sign: bool = False  # sign even if the bytes did not change (bundle missing, full rebuild)
+    inputs: str | None = None  # input_digest() of the above, when the parent computed it
 
 
 class RenderedPage(NamedTuple):
     entity_id: str
-    # new bytes to write (page, sidecar), None when unchanged. The parent writes them:
-    # two processes creating files in one folder contend badly on the folder's lock
+    # new bytes to write (page, sidecar), None when unchanged; (b"", b"") once a worker
+    # process wrote them into the compile's stage itself (``staged``)
     files: tuple[bytes, bytes] | None
     bundle: bytes | None  # the page's signed DBOM, when this compile signs it here
     bundle_sha256: str | None  # and its sha256, for the index root
@@ -182,6 +223,22 @@ class RenderedPage(NamedTuple):
     statuses: list[tuple[str, str]]  # (status, claim id)
     conflicts: list[tuple[str, str, str, str]]  # (id, subject, state, json)
     search_rows: list[tuple[str, str, str, str, str, str]]
+    inputs_sha256: str = ""  # input_digest() of what it was rendered from
+    # files and bundle were written into the stage by the worker (only their names go back)
+    staged: bool = False
+
+
+def input_digest(entity_json: str, claim_jsons: list[str], backlinks: list[tuple[str, str]],
+                 synthesis: list | None) -> str:
+    """What a page is rendered from (the policy, schema and page format are the config's:
+    a change of those renders every page): equal digests, equal page bytes."""
+    h = hashlib.sha256(entity_json.encode())
+    for js in sorted(claim_jsons):
+        h.update(b"\0")
+        h.update(js.encode())
+    h.update(b"\1")
+    h.update(json.dumps([backlinks, synthesis], ensure_ascii=False).encode())
+    return h.hexdigest()
 
 
 def _searchable(c: Claim) -> str:
@@ -200,7 +257,7 @@ def render(jobs: list[PageJob]) -> list[RenderedPage]:
     rendered = [_render_one(job) for job in jobs]
     payloads = [payload for _, payload in rendered if payload is not None]
     if not payloads:
-        return [page for page, _ in rendered]
+        return _staged([page for page, _ in rendered])
     bundles = iter(CONTEXT["signing"].signer.sign_bundles(payloads, PAYLOAD_TYPE))
     out = []
     for page, payload in rendered:
@@ -208,6 +265,30 @@ def render(jobs: list[PageJob]) -> list[RenderedPage]:
             bundle = next(bundles)
             page = page._replace(bundle=bundle, bundle_sha256=sha256_hex(bundle))
         out.append(page)
+    return _staged(out)
+
+
+def _staged(pages: list[RenderedPage]) -> list[RenderedPage]:
+    """In a worker process: write the pages' new files into the compile's stage here, so
+    that the parent, which stores every page's rows, does not also create every file (three
+    per page) one after the other; only the fact goes back, not the bytes. The parent notes
+    them (``Generation.note``); what a generation commits is unchanged."""
+    stage = CONTEXT.get("stage")
+    if stage is None or not stage.in_worker():
+        return pages
+    out = []
+    for page in pages:
+        if page.files is None and page.bundle is None:
+            out.append(page)
+            continue
+        eid = page.entity_id
+        if page.files is not None:
+            stage.write(f"{eid}.md", page.files[0])
+            stage.write(f"{eid}.claims.json", page.files[1])
+        if page.bundle is not None:
+            stage.write(bundle_name(eid), page.bundle)
+        out.append(page._replace(files=None if page.files is None else (b"", b""),
+                                 bundle=None if page.bundle is None else b"", staged=True))
     return out
 
 
@@ -236,6 +317,8 @@ def _render_one(job: PageJob) -> tuple[RenderedPage, bytes | None]:
         payload = page_payload(signing, f"{entity.id}.md", md_bytes, claims, status, conflicts,
                                digests, sha)
     name = " ".join((entity.name, *entity.aliases))
+    inputs = job.inputs or input_digest(job.entity_json, job.claim_jsons, job.backlinks,
+                                        job.synthesis)
     return RenderedPage(
         entity_id=entity.id, files=(md_bytes, sc_bytes) if changed else None, bundle=None,
         bundle_sha256=None, sha256=sha, sidecar_sha256=sc_sha,
@@ -243,4 +326,5 @@ def _render_one(job: PageJob) -> tuple[RenderedPage, bytes | None]:
         statuses=[(s, cid) for cid, s in status.items()],
         conflicts=[(c.id, entity.id, c.state, js) for c, js in zip(conflicts, conflict_jsons)],
         search_rows=[(c.id, entity.id, name, c.label, _searchable(c), c.quote) for c in claims],
+        inputs_sha256=inputs,
     ), payload

@@ -86,12 +86,23 @@ def step_runner(workers: int, n_items: int, min_items: int, context: dict[str, A
     if before_fork is not None:
         before_fork()
     release_free_memory()
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        def run(step: Callable[[Any], Any], items: Sequence[T], batched: bool = False
-                ) -> Iterator[Any]:
-            size = max(1, min(64, len(items) // (workers * 8)))
-            if batched:  # one batch per task: the same work per task either way
-                return chain.from_iterable(pool.imap(step, _batches(items, size), chunksize=1))
-            return pool.imap(step, items, chunksize=size)
+    # the parent's objects go to the collector's permanent generation while the workers run:
+    # a collection in a worker would otherwise walk (and write the headers of) every object
+    # it inherited, copying those pages one by one (the reason gc.freeze exists)
+    gc.freeze()
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            yield _pool_runner(pool, workers)
+    finally:
+        gc.unfreeze()
 
-        yield run
+
+def _pool_runner(pool: Any, workers: int) -> Runner:
+    def run(step: Callable[[Any], Any], items: Sequence[T], batched: bool = False
+            ) -> Iterator[Any]:
+        size = max(1, min(64, len(items) // (workers * 8)))
+        if batched:  # one batch per task: the same work per task either way
+            return chain.from_iterable(pool.imap(step, _batches(items, size), chunksize=1))
+        return pool.imap(step, items, chunksize=size)
+
+    return run

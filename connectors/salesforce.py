@@ -35,7 +35,7 @@ from compiler.directory import salesforce_id18
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 from compiler.slug import slugify
 
-from ._common import FieldError, as_dict, build, decode_json, origin
+from ._common import FieldError, as_dict, build_memo, decode_json, memo_context, origin
 from .base import RecordError, SourceConfig
 from .privacy import declared_acl, person, restricted, union
 from .timefmt import parse_timestamp
@@ -72,13 +72,15 @@ class SalesforceConnector:
             yield RecordError(path=path, message="not a Salesforce query response ({'records': [...]})")
             return
         shares = _share_rows(doc["records"])
+        memo_context("records", doc)
         for i, row in enumerate(doc["records"]):
             if _is_share(row):
                 continue  # a grant on another row of this file, read above
             pointer = f"records[{i}]"
             label = _record_id(row) or pointer
-            result = build(path, label, partial(_record, row, pointer, path, source, tenant,
-                                                shares))
+            # a row's record is built from the row and the file's share rows granting on it
+            result = build_memo(path, label, pointer, [row, shares.get(label)],
+                                partial(_record, row, pointer, path, source, tenant, shares))
             if result is not None:
                 yield result
 

@@ -1,14 +1,17 @@
 """Target 5: a 1M-record clean compile on this machine.
 
 * peak RSS of the compile (parent + workers, sampled every 20 ms; shared pages counted in each
-  process, so the figure errs high) < 4 GiB;
+  process, so the figure errs high) < 4 GiB; the peak PSS sum (shared pages split between the
+  processes: the memory really held) is reported beside it;
 * CPU per record within 1.2 × of the 10k figure measured in the same run (medians of
-  ``--rounds`` 10k compiles, the 1M compile once: it takes most of an hour here);
+  ``--rounds`` 10k compiles, the 1M compile once: about an hour of CPU);
 * a 1-record edit at 1M < 1 s wall (median of three edits, each of another record).
 
 Everything runs in child processes: the 10k compiles, then one child that compiles 1M records
-clean and then makes the three edits. ``--quick`` runs 400 against 2,000 records instead (it checks the harness, not a result).
-"""
+clean and then makes the three edits. The 1M compile notes each phase's wall and CPU time and
+RSS and PSS peaks (in the table's notes; with ``FOLIO_PERF_PHASE_LOG=<file>`` also appended
+to that file as each phase ends, to follow a run of hours). ``--quick`` runs 400 against 2,000
+records instead (it checks the harness, not a result)."""
 
 from __future__ import annotations
 

@@ -308,7 +308,8 @@ class _Compile:
         st = self.state
         declared = self.schema_digest
         # what the stored induction was computed under: the schema, and induction on or off
-        basis = f"{declared}:{'on' if self.settings.schema_induction else 'off'}"
+        basis = (f"{declared}:{'on' if self.settings.schema_induction else 'off'}"
+                 f":{self.settings.schema_induction_sample}")
         stored = st.meta("induced")
         rows_version = st.meta("induce_fields")
         # a schema edit re-extracts unchanged records (their prose facts may differ): all rows
@@ -321,7 +322,8 @@ class _Compile:
         elif unchanged and stored and st.meta("induced_basis") == basis:
             induction = Induction.from_json(stored)
         else:
-            induction = induce(self.schema, induce_store.inputs(st.db))
+            induction = induce(self.schema, induce_store.inputs(
+                st.db, self.settings.schema_induction_sample))
         st.set_meta("induced", induction.to_json())
         st.set_meta("induced_basis", basis)
         self.induction = induction

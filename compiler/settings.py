@@ -57,6 +57,9 @@ class FolioSettings(BaseSettings):
         True, description="map fields no schema maps when the corpus's own records show them "
         "to be one attribute (compiler/schema/induce.py, docs/schema.md); off: only declared "
         "mappings apply")
+    schema_induction_sample: int = Field(
+        3000, ge=100, description="records induction reads at most: whole entities, chosen by "
+        "a stable hash, so an edit's cost does not grow with the wiki (docs/schema.md)")
     full_relink_ratio: float = Field(
         0.2, gt=0, le=1,
         description="above this share of records changed, relink everything instead of "

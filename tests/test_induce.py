@@ -502,3 +502,63 @@ def test_a_value_counting_an_attribute_states_that_attribute(tmp_path: Path) -> 
     got = {c["normalized"] for c in claims(wiki) if c["subject"] == "site/ostend-hub"
            and c["attribute"] == "pallet positions" and c["status"] == "contested"}
     assert got == {"8900", "9300"}
+
+
+# -- a bounded sample (compiler/schema/induce_store.py) ---------------------------------------
+def _many_accounts(root: Path, n: int, drop: int = 0) -> Path:
+    """``n`` accounts in Salesforce and HubSpot whose tier fields agree (every fifth one not),
+    the last ``drop`` of HubSpot's left out."""
+    corpus = write_corpus(root)
+    tiers = ["Gold", "Silver", "Bronze"]
+    sf = [{"attributes": {"type": "Account"}, "Id": f"001B{i:014d}", "Name": f"Account {i:03d}",
+           "Contract_Tier__c": tiers[i % 3], "LastModifiedDate": "2026-10-01T00:00:00.000+0000"}
+          for i in range(n)]
+    hs = [{"id": str(900 + i), "properties": {
+        "name": f"Account {i:03d}", "support_level": tiers[(i + (i % 5 == 4)) % 3].lower()},
+        "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-10-02T00:00:00.000Z",
+        "archived": False} for i in range(n - drop)]
+    (corpus / "salesforce" / "accounts.json").write_text(json.dumps(
+        {"totalSize": len(sf), "done": True, "records": sf}))
+    (corpus / "hubspot" / "companies.json").write_text(json.dumps({"results": hs}))
+    return corpus
+
+
+def test_induction_reads_a_bounded_sample_of_whole_entities(tmp_path: Path) -> None:
+    import sqlite3
+
+    from compiler.schema import induce_store
+
+    corpus = _many_accounts(tmp_path / "corpus", 80)
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, FolioSettings(schema_induction_sample=100), today="2026-11-21")
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    try:
+        every = list(induce_store.inputs(db, 10_000))
+        sample = list(induce_store.inputs(db, 100))
+    finally:
+        db.close()
+    assert len(every) == 160 and len(sample) == 100  # an edit no longer reads every record
+    assert all(r in every for r in sample)
+    # whole entities: both systems' records of an entity are in, but at the sample's edge
+    per_entity: dict[str, int] = {}
+    for r in sample:
+        per_entity[r.entity] = per_entity.get(r.entity, 0) + 1
+    assert sum(1 for c in per_entity.values() if c == 1) <= 1
+    # the sample is evidence enough: the two tier fields are one attribute
+    got = tier_claims(wiki, "account/account-004")
+    assert len({c["attribute"] for c in got}) == 1, got
+    assert {c["source_system"]: c["status"] for c in got} == {"salesforce": "winner",
+                                                               "hubspot": "overruled"}
+
+
+def test_incremental_equals_clean_rebuild_while_the_sample_moves(tmp_path: Path) -> None:
+    settings_ = FolioSettings(schema_induction_sample=100)
+    corpus = _many_accounts(tmp_path / "corpus", 80)
+    inc = tmp_path / "inc"
+    compile_wiki(corpus, inc, settings_, today="2026-11-21")
+    for drop in (7, 30, 2):  # fewer records: other entities move into the sample
+        _many_accounts(tmp_path / "corpus", 80, drop=drop)
+        compile_wiki(corpus, inc, settings_, today="2026-11-21")
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, settings_, today="2026-11-21")
+    assert_same_wiki(inc, clean)

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .answers.coverage import (KIND_WORDS, asked_head, attribute_vocabulary, digits as _digits,
+from .answers.coverage import (KIND_WORDS, asked_head, attribute_vocabulary, names_an_agent,
+                               value_names_an_agent, digits as _digits,
                                head_phrase, keyword_query, names_in, share, typed_as,
                                unknown_names, wiki_schema_groups)
 from .answers.lexicon import ATTRIBUTE_GROUPS
@@ -695,6 +696,16 @@ class Retriever:
         c.aliases = frozenset(alt for k in c for alt in ATTRIBUTE_SYNONYMS.get(k, ())) - set(c)
         return c
 
+    def _schema_words_of(self, claim: Claim) -> frozenset[str]:
+        """The schema's words (not keys) for a claim's attribute: the base schema's and the
+        wiki's own phrases."""
+        from .schema.keys import attr_key
+
+        from .answers.coverage import schema_groups
+
+        k = attr_key(claim.attribute)
+        return frozenset(schema_groups().get(k, ())) | frozenset(self.schema_words.get(k, ()))
+
     def _known(self, word: str) -> bool:
         k = key(word)
         return bool(self._df_of("page", k) or self._df_of("record", k))
@@ -760,6 +771,10 @@ class Retriever:
         if self._asks_who and claim.kind == "reference" and not any(
                 m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions):
             return None  # "who signed the pilot" is not answered by the pilot's product
+        if (self._asks_who and not statement and claim.kind != "reference"
+                and not names_an_agent(claim.attribute, self._schema_words_of(claim))
+                and not value_names_an_agent(claim.value)):
+            return None  # "who manages the account" is not answered by its city
         # a sentence of prose shares words with many questions by chance: it answers only
         # when it covers most of what is asked
         need = MIN_ASPECT_STATEMENT if statement else MIN_ASPECT

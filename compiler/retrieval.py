@@ -478,9 +478,20 @@ class Retriever:
             if subs and _ANAPHOR.search(p) and not self._alias_pages(p):
                 # "…, and what is *that product's* code?": the thing an earlier clause named
                 # or answered with
+                sub = None
                 antecedent = self._antecedent(subs[-1])
                 if antecedent:
-                    p = _ANAPHOR.sub(antecedent, p, count=1)
+                    sub = self._retrieve(_ANAPHOR.sub(antecedent, p, count=1), k_pages, k_claims)
+                value = self._answer_value(subs[-1])
+                if (sub is None or not sub.answerable) and value:
+                    # "which tier does X have, and how fast must an engineer reach *them*?":
+                    # them are a customer of the tier the earlier clause answered
+                    by_value = self._retrieve(_ANAPHOR.sub(value, p, count=1), k_pages,
+                                              k_claims)
+                    if by_value.answerable or sub is None:
+                        sub = by_value
+                subs.append(sub if sub is not None else self._retrieve(p, k_pages, k_claims))
+                continue
             subs.append(self._retrieve(p, k_pages, k_claims))
         merged = Retrieval(question=question, terms=list(dict.fromkeys(
             t for r in subs for t in r.terms)), titles=self.titles)
@@ -502,8 +513,30 @@ class Retriever:
             for m in best.mentions:
                 if m.entity in self.titles:
                     return self.titles[m.entity]
-        named = [n for n in self._named_of(r) if n in self.titles]
+            # a value answered: the clause was about the page that holds it ("what is the X
+            # deal worth, and which device is *it* for")
+            if best.kind != "statement" and best.subject in self.titles:
+                return self.titles[best.subject]
+        # the most specific page the clause named ("Polaris Pharma - Mira Fleet Upgrade", not
+        # "Polaris Pharma" inside it)
+        named = sorted((n for n in self._named_of(r) if n in self.titles),
+                       key=lambda n: (-len(self.titles[n]), n))
         return self.titles[named[0]] if named else ""
+
+    @staticmethod
+    def _answer_value(r: Retrieval) -> str:
+        """The short value an earlier clause answered with ("Platinum"), or ""."""
+        if not (r.answerable and r.claims):
+            return ""
+        best = r.claims[0].claim
+        value = best.value
+        if best.kind == "statement":
+            # a labelled line the extraction kept whole ("Plan: Gold")
+            m = re.fullmatch(r"[^:\n]{1,40}:\s*([^:\n]{1,40}?)\.?", value.strip())
+            value = m.group(1) if m else ""
+        if not value or best.mentions or len(value.split()) > 4:
+            return ""
+        return value
 
     def _named_of(self, r: Retrieval) -> list[str]:
         return sorted(self._alias_pages(r.question))

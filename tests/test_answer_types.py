@@ -27,6 +27,8 @@ City: Lisbon
 Account type: Reseller
 Account manager: Ines Moura
 Repairs handler: Workshop Crew
+Plan: Gold
+Current product: [[Tern Cargo Bike]]
 """,
     "gale.md": """---
 title: Gale Cargo
@@ -70,6 +72,35 @@ type: policy
 # Rental Discount Policy
 
 Discount above 15%: Head of Sales
+""",
+    "service.md": """---
+title: Mobile Repair Policy
+type: policy
+---
+
+# Mobile Repair Policy
+
+Mechanic response time for Gold customers: 8 hours
+Mechanic response time for Basic customers: 48 hours
+""",
+    "upgrade.md": """---
+title: Harbor Cycles - Cargo Upgrade
+type: opportunity
+---
+
+# Harbor Cycles - Cargo Upgrade
+
+Amount: EUR 40,000
+Product: [[Vento City Bike]]
+""",
+    "vento.md": """---
+title: Vento City Bike
+type: product
+---
+
+# Vento City Bike
+
+Price: EUR 1,100
 """,
 }
 
@@ -150,3 +181,23 @@ def test_agent_nouns() -> None:
 ])
 def test_everyday_paraphrases_are_bridged(state, question: str, value: str) -> None:  # noqa: ANN001
     _answers(state, question, value)
+
+
+def test_a_later_clause_about_the_page_an_earlier_value_is_on(state) -> None:  # noqa: ANN001
+    # "it" is the deal whose amount the first clause answered, not the account inside its name
+    result = ask(state, "What is the Harbor Cycles - Cargo Upgrade deal worth and which product "
+                 "is it for?", None, "offline")
+    assert result.found
+    assert "40,000" in result.text() and "Vento City Bike" in result.text(), result.text()
+    # the second clause's best evidence is the deal's product, not the account's
+    r = retrieve(state, "What is the Harbor Cycles - Cargo Upgrade deal worth and which product "
+                 "is it for?", None)
+    assert r.clauses == 2 and r.claims[1].claim.value == "Vento City Bike", r.claims[:2]
+
+
+def test_a_later_clause_about_the_value_an_earlier_one_answered(state) -> None:  # noqa: ANN001
+    # "them" are a customer of the plan the first clause answered: the policy is by plan
+    result = ask(state, "Which plan is Harbor Cycles on, and how fast must a mechanic "
+                 "reach them?", None, "offline")
+    assert result.found
+    assert "Gold" in result.text() and "8 hours" in result.text(), result.text()

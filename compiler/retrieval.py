@@ -32,7 +32,7 @@ from pathlib import Path
 
 from .answers.coverage import (KIND_WORDS, asked_head, attribute_vocabulary, names_an_agent,
                                value_names_an_agent, digits as _digits,
-                               head_phrase, keyword_query, names_in, share, typed_as,
+                               head_phrase, keyword_query, measured_subject, names_in, share, typed_as,
                                unknown_names, wiki_schema_groups)
 from .answers.lexicon import ATTRIBUTE_GROUPS
 from .answers.lexicon import PHRASES as LEXICON_PHRASES, SYNONYM_GROUPS as LEXICON_GROUPS
@@ -214,7 +214,7 @@ def _fts_term(term: str) -> str:
     # stem rewrote the word's ending ("polici" of policy) is cut back to a true prefix
     if term.isdigit():
         return '"' + term + '"'
-    if len(term) > 4 and term[-1] in "ie":
+    if len(term) > 3 and term[-1] in "ie":  # "citi" of city is "cit*"
         term = term[:-1]
     return '"' + term.replace('"', '""') + '"*'
 
@@ -600,6 +600,9 @@ class Retriever:
         self._asks_who = bool(_WHO.search(question))
         self._asked_pages = set(self._named)
         self._counting = bool(_HOW_MANY.search(question)) and wanted is _TYPES[2][1]
+        measured = measured_subject(_rewrite(question), STOPWORDS | FRAME_WORDS)
+        self._measured = (("" if not measured[0] else (_noun_keys(measured[0]) or ("",))[-1],
+                           key(measured[1])) if measured else None)
         top_page = max(page_score.values()) or 1.0
         # what the rest of a page covers, numbers excepted: "severity 4" is not answered by a
         # claim about severity 2 on a page that mentions "4 hours" elsewhere
@@ -798,6 +801,17 @@ class Retriever:
                 claim.value_type in ("money", "date", "datetime") or _MONEY.search(claim.value)
                 or _CLOCK.search(claim.value)):
             return None  # "how many docks" is not answered by a price, a date or dock hours
+        measured = getattr(self, "_measured", None)
+        if measured and not statement:
+            subject, verb = measured
+            if claim.value_type in ("duration", "date", "datetime", "percent") or not (
+                    _MONEY.search(claim.value) or claim.value_type == "money"
+                    or re.search(r"\d", claim.value)):
+                return None  # what something costs or pays is an amount, not "90 days"
+            if subject and not covered(verb):
+                return None  # "what does a customer pay per year" is not its annual revenue
+            if subject and subject not in entity and not covered(subject):
+                return None  # "what does an extended warranty cost" is not a list price
         if (claim.kind == "reference" or claim.value_type == "reference") and claim.mentions \
                 and all(m.entity in self._asked_pages for m in claim.mentions):
             return None  # a link back to what the question names restates it, never answers

@@ -29,6 +29,8 @@ Account manager: Ines Moura
 Repairs handler: Workshop Crew
 Plan: Gold
 Current product: [[Tern Cargo Bike]]
+Annual revenue: EUR 3,000,000
+Payment terms: 30 days
 """,
     "gale.md": """---
 title: Gale Cargo
@@ -201,3 +203,21 @@ def test_a_later_clause_about_the_value_an_earlier_one_answered(state) -> None: 
                  "reach them?", None, "offline")
     assert result.found
     assert "Gold" in result.text() and "8 hours" in result.text(), result.text()
+
+
+@pytest.mark.parametrize("question", [
+    # the price of a product is not the cost of a warranty extension nobody lists
+    "What does an extended warranty for a Gold plan customer cost?",
+    # what a customer pays a year is neither its revenue nor its payment terms
+    "What does a Gold-plan customer pay per year?",
+])
+def test_what_something_costs_is_that_things_amount(state, question: str) -> None:  # noqa: ANN001
+    _abstains(state, question)
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("What does the Vento City Bike cost?", "1,100"),
+    ("How much does a Tern Cargo Bike cost?", "2,400"),
+])
+def test_what_a_named_thing_costs_is_answered(state, question: str, value: str) -> None:  # noqa: ANN001
+    _answers(state, question, value)

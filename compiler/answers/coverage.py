@@ -169,6 +169,33 @@ def asked_head(question: str, stopwords: frozenset[str]) -> list[str]:
     return []
 
 
+# "what does <subject> cost", "how much do <subject> pay": a money verb and the thing it is
+# said of; a price answers only when it is that thing's ("what does an extended warranty
+# cost" is not a product's list price) and the verb's ("what does a customer pay per year"
+# is not its annual revenue)
+_MEASURED = re.compile(r"\b(?:what|how\s+much)\s+(?:do|does|did|will|would|can|could|should|"
+                       r"must)\s+(?P<s>[\w' -]+?)\s+(?P<v>cost|costs|pay|pays|charge|charges|"
+                       r"spend|spends|earn|earns|bill|bills)\b", re.I)
+_PRONOUNS = frozenset("we i you they he she it one us them our your their someone anyone people "
+                      "everyone".split())
+
+
+def measured_subject(question: str, stopwords: frozenset[str]) -> tuple[str, str] | None:
+    """(head noun of the subject, money verb) of a "what does X cost / pay" question; the head
+    is "" when the subject is a pronoun ("what do we charge"); None for other questions."""
+    m = _MEASURED.search(question)
+    if not m:
+        return None
+    words = [w.lower().removesuffix("'s") for w in _WORD.findall(m.group("s"))]
+    for i, w in enumerate(words):
+        if w in _PREPOSITIONS and w != "of":  # "a seat *of Acme Cloud*" is Acme Cloud's
+            words = words[:i]  # "an extended warranty *for a Basic plan customer*"
+            break
+    words = [w for w in words if w not in stopwords and w.strip("-")]
+    head = "" if not words or words[-1] in _PRONOUNS else words[-1]
+    return head, m.group("v").lower()
+
+
 _PREPOSITIONS = frozenset("of for on at in to from with by per under about across between "
                           "within during over into".split())
 _WORD = re.compile(r"[\w'-]+")
@@ -189,7 +216,7 @@ def head_phrase(question: str, stopwords: frozenset[str],
     words = [w.lower().removesuffix("'s") for w in _WORD.findall(question)]
     content = [w for w in words if w not in stopwords and w.strip("-")]
     for i, w in enumerate(words):
-        if w in _PREPOSITIONS:
+        if w in _PREPOSITIONS and w != "of":  # "a seat *of Acme Cloud*" is Acme Cloud's
             before = [x for x in words[:i] if x not in stopwords and x.strip("-")]
             after = [x for x in words[i + 1:] if x not in stopwords and x.strip("-")]
             # "number of beds", "amount of storage": the complement is what is counted

@@ -216,7 +216,7 @@ def head_phrase(question: str, stopwords: frozenset[str],
     words = [w.lower().removesuffix("'s") for w in _WORD.findall(question)]
     content = [w for w in words if w not in stopwords and w.strip("-")]
     for i, w in enumerate(words):
-        if w in _PREPOSITIONS and w != "of":  # "a seat *of Acme Cloud*" is Acme Cloud's
+        if w in _PREPOSITIONS:
             before = [x for x in words[:i] if x not in stopwords and x.strip("-")]
             after = [x for x in words[i + 1:] if x not in stopwords and x.strip("-")]
             # "number of beds", "amount of storage": the complement is what is counted

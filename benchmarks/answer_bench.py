@@ -11,7 +11,7 @@ question, kind (single | multi | contested | restricted | unanswerable), princip
 one run and side by side:
 
 * retrieval recall@5: a gold page among the first 5 pages, for Folio's retrieval
-  (compiler/retrieval.py) and for a plain BM25 over the raw source documents (title, body and
+  (compiler/retrieval/) and for a plain BM25 over the raw source documents (title, body and
   fields of every record, no stems, no fields, no links; a record counts as its page);
 * answer correctness: every gold value appears in a kept sentence that cites a claim holding
   it, for ``ask`` offline and ``ask`` through the LLM path against a fake litellm provider

@@ -221,3 +221,10 @@ def test_what_something_costs_is_that_things_amount(state, question: str) -> Non
 ])
 def test_what_a_named_thing_costs_is_answered(state, question: str, value: str) -> None:  # noqa: ANN001
     _answers(state, question, value)
+
+
+def test_which_kind_of_someone_is_answered_by_an_attribute_naming_someone(state) -> None:  # noqa: ANN001
+    # "which team": the head noun names a kind of agent, and the repairs *handler* is one
+    _answers(state, "Which team handles repairs for Harbor Cycles?", "Workshop Crew")
+    # … but a city is no team
+    _abstains(state, "Which team looks after Gale Cargo?")

@@ -102,6 +102,14 @@ def _asks_missing_slot(claim: Claim, question: set[str]) -> bool:
     return len(words) >= 2 and len(shared) >= len(words) - 1
 
 
+# words a "which …" question names the kind of someone by: answered by an attribute or value
+# that names someone ("which department handles …" by a *claims handler*: Customer Care)
+AGENT_KINDS = frozenset("""person people department team group company firm organisation
+    organization vendor supplier provider partner contractor carrier courier agency bank insurer
+    colleague employee""".split())
+_AGENT_KIND_KEYS = frozenset(key(w) for w in AGENT_KINDS)
+
+
 class AspectMatcher:
     """The claim-side checks of a :class:`compiler.retrieval.Retriever` (``schema_words``: the
     wiki's merged schema vocabulary; ``_asks_who``, ``_counting``, ``_measured``,
@@ -128,6 +136,14 @@ class AspectMatcher:
         k = attr_key(claim.attribute)
         return frozenset(schema_groups().get(k, ())) | frozenset(self.schema_words.get(k, ()))
 
+    def _names_someone(self, claim: Claim) -> bool:
+        """The claim names a person, team or organisation: by its attribute ("account
+        *manager*"), its value ("CFO") or a link to such a page."""
+        if claim.kind == "reference" or claim.value_type == "reference":
+            return any(m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions)
+        return (names_an_agent(claim.attribute, self._schema_words_of(claim))
+                or value_names_an_agent(claim.value))
+
     def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
                 weight: dict[str, float], entity: set[str],
                 wanted: re.Pattern | None, page: _PageDoc | None = None,
@@ -152,6 +168,8 @@ class AspectMatcher:
             if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
                     SYNONYMS.get(t, frozenset()) & vocab):
                 return SYNONYM_WEIGHT
+            if t in _AGENT_KIND_KEYS and not statement and self._names_someone(claim):
+                return 1.0  # "which *department* handles claims": a claims handler's value
             shape = _KIND_KEYS.get(t)
             return 1.0 if shape is not None and (shape.search(_digits(claim.value)) or typed_as(
                 shape, claim.value_type)) else 0.0
@@ -200,9 +218,8 @@ class AspectMatcher:
         if self._asks_who and claim.kind == "reference" and not any(
                 m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions):
             return None  # "who signed the pilot" is not answered by the pilot's product
-        if (self._asks_who and not statement and claim.kind != "reference"
-                and not names_an_agent(claim.attribute, self._schema_words_of(claim))
-                and not value_names_an_agent(claim.value)):
+        if self._asks_who and not statement and claim.kind != "reference" \
+                and not self._names_someone(claim):
             return None  # "who manages the account" is not answered by its city
         # a sentence of prose shares words with many questions by chance: it answers only
         # when it covers most of what is asked

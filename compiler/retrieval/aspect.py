@@ -162,13 +162,19 @@ class AspectMatcher:
         vocab = (attribute_vocabulary(claim.attribute, key, self.schema_words)
                  if not statement else frozenset())
 
+        # "which *department* …", the head a bare kind of someone (not "flour *supplier*",
+        # an attribute's name)
+        asked_kind = [t for t in head if t not in entity]
+        bare_kind = len(asked_kind) == 1 and asked_kind[0] in _AGENT_KIND_KEYS
+
         def covered(t: str) -> float:
             if any(f[t] or t in getattr(f, "aliases", ()) for f in fields) or t in vocab:
                 return 1.0
             if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
                     SYNONYMS.get(t, frozenset()) & vocab):
                 return SYNONYM_WEIGHT
-            if t in _AGENT_KIND_KEYS and not statement and self._names_someone(claim):
+            if bare_kind and t in _AGENT_KIND_KEYS and not statement \
+                    and self._names_someone(claim):
                 return 1.0  # "which *department* handles claims": a claims handler's value
             shape = _KIND_KEYS.get(t)
             return 1.0 if shape is not None and (shape.search(_digits(claim.value)) or typed_as(

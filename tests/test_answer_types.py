@@ -65,6 +65,10 @@ type: site
 Opening hours: 08:00-18:00
 Site supervisor: Rui Costa
 Floor area: 900 m2
+Electric vans: 6
+Cold storage: yes, 2 to 8 °C
+
+Mechanics pause 30 minutes after every 5 hours of riding.
 """,
     "rentals.md": """---
 title: Rental Discount Policy
@@ -228,3 +232,15 @@ def test_which_kind_of_someone_is_answered_by_an_attribute_naming_someone(state)
     _answers(state, "Which team handles repairs for Harbor Cycles?", "Workshop Crew")
     # … but a city is no team
     _abstains(state, "Which team looks after Gale Cargo?")
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    # a preamble before the question is not what is asked
+    ("Quick question: I'm preparing the board pack and can't remember how many electric vans "
+     "the Alfama Depot actually has these days. Do you know?", "6"),
+    # refrigerated is cold, a rest is a break
+    ("Does the Alfama Depot have refrigerated storage?", "2 to 8"),
+    ("alfama depot mechanic rest break rules", "30 minutes"),
+])
+def test_chatty_and_everyday_words_reach_the_fact(state, question: str, value: str) -> None:  # noqa: ANN001
+    _answers(state, question, value)

@@ -27,7 +27,15 @@ ATTRIBUTE_GROUPS = (
     "interval frequency schedule cadence",
 )
 # groups matched everywhere (question, attribute, value and text)
-SYNONYM_GROUPS: tuple[str, ...] = ()
+SYNONYM_GROUPS: tuple[str, ...] = (
+    "cold chilled refrigerated refrigeration fridge",
+    "break pause rest",
+)
+# a preamble before an embedded question ("I'm writing a report and can't remember how many
+# trucks are electric"): no part of what is asked
+PREAMBLE = re.compile(r"^.*?\b(?:remember|recall|know|sure|wonder|wondering|forgot|forget|"
+                      r"find\s+out|tell\s+me|check|asking|ask)\s+(?=(?:how|what|which|who|when|"
+                      r"where)\b)", re.I | re.S)
 # multi-word phrases of questions rewritten to the words sources use
 PHRASES = (
     # abbreviations of units ("hrs on battery", "24 mins")
@@ -53,6 +61,11 @@ PHRASES = (
                 r"(?:can|could|would)\s+you\s+(?:please\s+)?(?:tell|remind)\s+me|"
                 r"(?:please\s+)?(?:tell|remind)\s+me|do\s+you\s+(?:happen\s+to\s+)?know)"
                 r"(?:\s+(?:of|about))?[\s,:]*", re.I), ""),
+    # a question embedded in a preamble ("I'm writing a report and can't remember how many
+    # trucks are electric"): the preamble is no part of what is asked
+    (PREAMBLE, ""),
+    (re.compile(r"\b(?:these\s+days|nowadays|at\s+the\s+moment|right\s+now|actually|"
+                r"really|exactly)\b", re.I), ""),
     # what something sells for is its price ("what do we sell the X for", "what does it go for")
     (re.compile(r"\bwhat\s+(?:do|does|did|would|will|can)\s+(?:we|you|they|i|it)\s+"
                 r"(?:sell|retail|list|go|offer)\s+(.+?)\s+for\b", re.I), r"what is the price of \1"),

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..answers.lexicon import PREAMBLE
 from .text import question_terms
 
 _CLAUSE = re.compile(r"\s*(?:,|;|\band\b|\balso\b)\s+(?=(?:who|what|when|where|which|how|"
-                     r"is|are|does|do|can)\b)", re.I)
+                     r"is|are|does|do|can)\b(?!'))", re.I)  # "… and can't remember" asks nothing
 
 
 # a later clause's reference to what an earlier one is about
@@ -21,7 +22,7 @@ _ANAPHOR = re.compile(r"\b(?:(?:that|this|the same|the)\s+(?:account|product|com
 def split_question(question: str) -> list[str]:
     """The clauses of a question that asks several things, each starting with a question
     word ("Who …, and what …?"); a one-clause question is returned whole."""
-    parts = [p.strip(" ,;?") for p in _CLAUSE.split(question)]
+    parts = [p.strip(" ,;?") for p in _CLAUSE.split(PREAMBLE.sub("", question, count=1))]
     parts = [p for p in parts if p and p.lower() not in ("and", "also")]
     # a condition ("If a customer reports a fault, how soon …") is context, not a question
     if parts and _CONDITION.match(parts[0]):

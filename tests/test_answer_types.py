@@ -67,6 +67,7 @@ Site supervisor: Rui Costa
 Floor area: 900 m2
 Electric vans: 6
 Cold storage: yes, 2 to 8 °C
+Dispatch cutoff: 16:00
 
 Mechanics pause 30 minutes after every 5 hours of riding.
 """,
@@ -241,6 +242,9 @@ def test_which_kind_of_someone_is_answered_by_an_attribute_naming_someone(state)
     # refrigerated is cold, a rest is a break
     ("Does the Alfama Depot have refrigerated storage?", "2 to 8"),
     ("alfama depot mechanic rest break rules", "30 minutes"),
+    # the latest time something can be done is its cutoff; shipping is dispatching
+    ("I'm sending a parcel from the Alfama Depot today. What's the latest time it can go in "
+     "and still ship the same day?", "16:00"),
 ])
 def test_chatty_and_everyday_words_reach_the_fact(state, question: str, value: str) -> None:  # noqa: ANN001
     _answers(state, question, value)

@@ -30,6 +30,7 @@ ATTRIBUTE_GROUPS = (
 SYNONYM_GROUPS: tuple[str, ...] = (
     "cold chilled refrigerated refrigeration fridge",
     "break pause rest",
+    "dispatch ship shipping",
 )
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
 # trucks are electric"): no part of what is asked
@@ -66,6 +67,10 @@ PHRASES = (
     (PREAMBLE, ""),
     (re.compile(r"\b(?:these\s+days|nowadays|at\s+the\s+moment|right\s+now|actually|"
                 r"really|exactly)\b", re.I), ""),
+    # the latest time something can be done is its cutoff ("the latest time an order can go
+    # in and still ship the same day")
+    (re.compile(r"\b(?:the\s+)?(?:latest|last\s+possible)\s+(?:time|hour|moment|point)\b",
+                re.I), "the cutoff time"),
     # what something sells for is its price ("what do we sell the X for", "what does it go for")
     (re.compile(r"\bwhat\s+(?:do|does|did|would|will|can)\s+(?:we|you|they|i|it)\s+"
                 r"(?:sell|retail|list|go|offer)\s+(.+?)\s+for\b", re.I), r"what is the price of \1"),

@@ -54,6 +54,9 @@ Price: EUR 2,400
 Warranty period: 24 months
 Frame class: Class B
 Battery range: 80 km
+Product code: TCB-9
+Product family: Cargo
+Assembly plants: Porto, Braga
 """,
     "depot.md": """---
 title: Alfama Depot
@@ -248,3 +251,11 @@ def test_which_kind_of_someone_is_answered_by_an_attribute_naming_someone(state)
 ])
 def test_chatty_and_everyday_words_reach_the_fact(state, question: str, value: str) -> None:  # noqa: ANN001
     _answers(state, question, value)
+
+
+def test_the_page_kind_in_a_question_asks_no_member_of_a_family(state) -> None:  # noqa: ANN001
+    # "product code / product family" is a family, but "the … product" names the page's kind,
+    # not a missing member "product plants"
+    _answers(state, "Which plants assemble the Tern Cargo Bike product?", "Porto")
+    # a member the family lacks is still missing
+    _abstains(state, "What is the product weight of the Tern Cargo Bike?")

@@ -279,7 +279,10 @@ class Retriever(CandidateIndex, AspectMatcher):
             miss = _near_miss(claim, docs[eid].claims, qset)
             if miss:
                 s *= NEAR_MISS
-                if _asks_missing_slot(claim, qset):
+                # a family whose words the question says only as its page's kind ("the SaaS
+                # *product*" of product code / product family) is not asked a member of
+                kind_only = set(stems(claim.attribute, True)) & qset <= {key(eid.split("/")[0])}
+                if _asks_missing_slot(claim, qset) and not kind_only:
                     q.missing.add((eid, claim.attribute))
                     # the question says two or more of the family's words ("return window",
                     # "severity … response time"): it asks for a member wherever the family is

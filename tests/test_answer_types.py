@@ -103,6 +103,18 @@ type: opportunity
 Amount: EUR 40,000
 Product: [[Vento City Bike]]
 """,
+    "cyc7.md": """---
+title: CYC-7
+type: ticket
+---
+
+# CYC-7
+
+Customer: [[Gale Cargo]]
+Export format: CSV files
+
+Gale Cargo asked for a one-off export of its ride history.
+""",
     "vento.md": """---
 title: Vento City Bike
 type: product
@@ -259,3 +271,8 @@ def test_the_page_kind_in_a_question_asks_no_member_of_a_family(state) -> None: 
     _answers(state, "Which plants assemble the Tern Cargo Bike product?", "Porto")
     # a member the family lacks is still missing
     _abstains(state, "What is the product weight of the Tern Cargo Bike?")
+
+
+def test_a_page_that_belongs_to_the_named_customer_is_about_it(state) -> None:  # noqa: ANN001
+    # "Gale Cargo's export" is the export of the ticket whose customer is Gale Cargo
+    _answers(state, "In what format will Gale Cargo's ride export be delivered?", "CSV files")

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..answers.coverage import (asked_head, head_phrase, keyword_query, measured_subject,
-                                names_in, unknown_names, wiki_schema_groups)
+                                names_an_agent, names_in, unknown_names, wiki_schema_groups)
 from ..models import Claim, Principal
 from ..state import State
 from . import scoring
-from .answer_types import (_HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
+from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
                            answer_type)
-from .aspect import (GENERIC_HEADS, AspectMatcher, _asks_missing_slot, _near_miss,
+from .aspect import (GENERIC_HEADS, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .candidates import CandidateIndex, _schema_page
 from .clauses import _ANAPHOR, _interleave, split_question
@@ -257,6 +257,12 @@ class Retriever(CandidateIndex, AspectMatcher):
         asked_names = {n: [t for t in docs[n].title if t in terms] for n in named}
         named_in_title = {eid for eid, d in docs.items() for n, words in asked_names.items()
                           if words and all(d.title[t] for t in words)}
+        # a page that belongs to a named page by a link of someone-naming attribute (a ticket
+        # or deal whose *customer* is it): "Umbrella Health's export" is its ticket's
+        owned = {eid for eid, d in docs.items() for c, _ in d.claims
+                 if eid.split("/", 1)[0] not in AGENT_TYPES  # a contact is about itself
+                 and c.mentions and c.attribute != LINKS_TO
+                 and names_an_agent(c.attribute) and any(m.entity in named for m in c.mentions)}
         qset = set(terms)
         evid: list[Evidence] = []
         for eid, claim, status, s, cov in scored:
@@ -273,7 +279,8 @@ class Retriever(CandidateIndex, AspectMatcher):
                 s *= TYPE_BOOST if typed else TYPE_MISS
             # off the question's entity: on another page, not stating anything about it
             off_entity = bool(named) and eid not in named and not any(
-                m.entity in named for m in claim.mentions) and eid not in named_in_title
+                m.entity in named for m in claim.mentions) and eid not in named_in_title \
+                and eid not in owned
             if named:
                 s *= ENTITY_BOOST if eid in named else 1.0 if eid in around else ENTITY_MISS
             miss = _near_miss(claim, docs[eid].claims, qset)

@@ -45,10 +45,10 @@ from typing import Any
 
 from .index import Vocabulary, vocabulary
 from .keys import attr_key, type_key, value_key
-from .model import Attribute, EntityType, FieldMap, Mapping, Schema
+from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
 from .values import format_number, parse_date, parse_number
 
-INDUCED_VERSION = "induce-2"  # bump when the rules change: the digest then changes too
+INDUCED_VERSION = "induce-3"  # bump when the rules change: the digest then changes too
 
 # a pair of fields is one attribute when, on the entities both describe, ...
 MIN_SHARED = 3        # ... at least this many entities carry both
@@ -175,6 +175,7 @@ class Column:
 class _Profile:
     column: Column
     values: dict[str, str] = field(default_factory=dict)  # entity id → comparison key
+    shown: dict[str, Counter[str]] = field(default_factory=dict)  # key → values as written
     kinds: Counter[str] = field(default_factory=Counter)
     target: str | None = None  # attribute the schema maps it onto (None: unmapped)
     target_type: str | None = None
@@ -215,12 +216,16 @@ class Induction:
     fields: list[InducedField] = field(default_factory=list)
     attributes: dict[tuple[str, str], Attribute] = field(default_factory=dict)
     phrases: list[InducedPhrase] = field(default_factory=list)
+    # customer segments (a CRM's plan or tier field): qualifier name → label → synonyms
+    qualifiers: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         import json
 
         return json.dumps({
             "fields": [f.as_dict() for f in self.fields],
+            "qualifiers": {q: {k: list(v) for k, v in vals.items()}
+                           for q, vals in sorted(self.qualifiers.items())},
             "attributes": [[t, a, s.model_dump(mode="json", exclude_defaults=True)]
                            for (t, a), s in sorted(self.attributes.items())],
             "phrases": [[list(p.entity_types), p.attribute, p.value_type, p.records, p.evidence]
@@ -242,11 +247,13 @@ class Induction:
             out.attributes[(t, a)] = Attribute.model_validate(s)
         for types, a, vt, n, ev in data.get("phrases", []):
             out.phrases.append(InducedPhrase(tuple(types), a, vt, n, ev))
+        for q, vals in data.get("qualifiers", {}).items():
+            out.qualifiers[q] = {k: tuple(v) for k, v in vals.items()}
         return out
 
     @property
     def empty(self) -> bool:
-        return not self.fields and not self.attributes
+        return not self.fields and not self.attributes and not self.qualifiers
 
     def overlay(self) -> Schema:
         """The induced mappings (marked ``induced``) and attributes, as a schema to merge
@@ -264,6 +271,9 @@ class Induction:
             for (s, i, r, e), fields in sorted(grouped.items()))
         return Schema(version=INDUCED_VERSION,
                       types={t: EntityType(attributes=a) for t, a in sorted(types.items())},
+                      qualifiers={q: Qualifier(description="induced: a customer segment field's "
+                                               "values", values=dict(v))
+                                  for q, v in sorted(self.qualifiers.items())},
                       mappings=mappings)
 
 
@@ -310,7 +320,10 @@ def _profiles(records: Iterable[RecordFields], vocab: Vocabulary) -> list[_Profi
                     p.target, p.target_type = hit[0].name, hit[0].type
             kind = value_kind(value)
             p.kinds[kind] += 1
-            p.values.setdefault(r.entity, comparison_key(value, kind))
+            key = comparison_key(value, kind)
+            p.values.setdefault(r.entity, key)
+            if kind == "text":
+                p.shown.setdefault(key, Counter())[str(value).strip()] += 1
     for p in by_col.values():
         if p.target is not None:
             d = vocab.attribute(p.target_type, p.target)
@@ -454,9 +467,46 @@ def _induce_type(profiles: list[_Profile], vocab: Vocabulary, out: Induction) ->
             profiles[members[0]].kind, profiles[members[0]].is_enum(), words), "induced": True})
         tname = vocab.type_name(etype) or etype
         out.attributes[(tname, name)] = spec
+        if spec.type == "enum":
+            _segment_qualifier(name, tname, [profiles[i] for i in members], vocab, out)
         for i in members:
             out.fields.append(InducedField(profiles[i].column, name, tname,
                                            "; ".join(evidence[i]), True))
+
+
+# the entity type whose enum fields segment customers ("Gold customers", "Enterprise plan")
+SEGMENTED_TYPE = "account"
+MAX_SEGMENTS = 8
+_SEGMENT_VALUE = re.compile(r"^[A-Za-z][A-Za-z+&-]*(?: [A-Za-z][A-Za-z+&-]*)?$")
+
+
+def _segment_qualifier(name: str, tname: str, members: list[_Profile], vocab: Vocabulary,
+                       out: Induction) -> None:
+    """An enum two systems agree on for customers (a CRM's ``Service_Plan__c`` and a help
+    desk's ``plan_level``: Platinum, Gold, Basic) is how the company segments its customers,
+    so prose rules name its values ("for Gold customers", "Platinum accounts"): its values
+    become a qualifier's (named like the attribute), as a schema's ``customer tier`` is.
+    Not when the schema's qualifiers already name most of them (then they are those)."""
+    if type_key(tname) != SEGMENTED_TYPE or vocab.qualifier(name) is not None:
+        return
+    shown: dict[str, Counter[str]] = defaultdict(Counter)
+    for p in members:
+        for key, c in p.shown.items():
+            shown[key].update(c)
+    if not 2 <= len(shown) <= MAX_SEGMENTS:
+        return
+    values: dict[str, tuple[str, ...]] = {}
+    for key, c in sorted(shown.items()):
+        forms = sorted(c, key=lambda f: (-c[f], f))
+        if not all(_SEGMENT_VALUE.match(f) for f in forms):
+            return  # codes, numbers, sentences: not a segment's name
+        label = next((f for f in forms if f[:1].isupper()), forms[0].capitalize())
+        values[label] = tuple(sorted({f.lower() for f in forms} | {label.lower()}))
+    known = sum(any(vocab.qualifier_value(q, label) is not None for q in vocab.qualifier_names())
+                for label in values)
+    if known * 2 > len(values):
+        return
+    out.qualifiers[name] = values
 
 
 def _values_fit(vocab: Vocabulary, d: Any, p: _Profile) -> bool:
@@ -646,9 +696,13 @@ def apply(schema: Schema, induction: Induction) -> Schema:
             if not any(attr_key(k) == attr_key(aname) for k in attrs):
                 attrs[aname] = spec
         types[hit] = types[hit].model_copy(update={"attributes": attrs})
+    quals = dict(schema.qualifiers)
+    for qname, q in overlay.qualifiers.items():
+        if not any(attr_key(k) == attr_key(qname) for k in quals):
+            quals[qname] = q
     return schema.model_copy(update={
         "version": f"{schema.version}+{INDUCED_VERSION}", "types": types,
-        "mappings": (*schema.mappings, *overlay.mappings)})
+        "qualifiers": quals, "mappings": (*schema.mappings, *overlay.mappings)})
 
 
 def suggested_yaml(induction: Induction) -> dict[str, Any]:

@@ -78,7 +78,9 @@ def _index(blob: str) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[str, r
             words = sorted({label.lower(), *(s.lower() for s in synonyms)}, key=len, reverse=True)
             alt = "|".join(re.escape(w) for w in words)
             pat = re.compile(
-                rf"(?<![\w-])(?:{alt})(?:[- ](?:plan|tier|level|package))?\s+{_SEGMENT_NOUN}\b"
+                # a line led by the segment's name: "Gold — on-site response of 12 hours"
+                rf"^\W*(?:{alt})\s*(?:[:—–]|\s-)\s"
+                rf"|(?<![\w-])(?:{alt})(?:[- ](?:plan|tier|level|package))?\s+{_SEGMENT_NOUN}\b"
                 rf"|\b(?:on|under|with)\s+(?:the|a|their|its)?\s*(?:{alt})\s+"
                 rf"(?:plan|tier|level|package|contract)\b", re.IGNORECASE)
             segments.append((qname, pat, label))
@@ -223,6 +225,8 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
         k = fitting[0]
         v = _one_value(text, k.ref)
         quals = _qualifiers(text, k.ref, schema, segments)
+        if quals is None:
+            return None
         return RawClaim(attribute=k.ref.name, value=v, kind="fact", quote=raw.quote,
                         span=raw.span, subject_phrase=text, mapped=True,
                         qualifiers=quals, subject_type=k.ref.entity_type)
@@ -236,10 +240,16 @@ def _one_value(text: str, ref: AttrRef) -> str | None:
     return found[0].text if len(distinct) == 1 else None
 
 
-def _qualifiers(text: str, ref: AttrRef, schema: Schema, segments) -> tuple[tuple[str, str], ...]:
+def _qualifiers(text: str, ref: AttrRef, schema: Schema, segments
+                ) -> tuple[tuple[str, str], ...] | None:
+    """The sentence's qualifiers of ``ref``; None when it names a segment it cannot be
+    read as stating one value for (two segments, or a segment word in no segment shape):
+    an unqualified reading would contradict the segments' own values."""
     declared = set(ref.spec.qualifiers)
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    mentioned = {label for _, label, words in _segment_words(schema) if words & said}
     if not declared:
-        return ()
+        return None if mentioned else ()
     quals: dict[str, str] = {}
     vocab = vocabulary(schema)
     for m in vocab.qualifier_matches(text):
@@ -247,6 +257,8 @@ def _qualifiers(text: str, ref: AttrRef, schema: Schema, segments) -> tuple[tupl
             if q in declared:
                 quals.setdefault(q, canon)
     found = {(q, label) for q, label, _, _ in _segments_in(text, segments)}
+    if len(found) > 1 or len(mentioned) > len(found):
+        return None
     if len(found) == 1:
         qname, label = next(iter(found))
         words = {w.lower() for w in re.findall(r"[A-Za-z]+", label)}

@@ -141,7 +141,7 @@ def link_record(
     claims: list[Claim] = []
     # prose read again with what schema induction added (compiler/extract/restate.py)
     raws = reread(extraction.claims, record.entity_type, schema, lambda text: [
-        (s, e, _type_of(eid)) for s, e, eid in _find(text, lookup)])
+        (s, e, _type_of(eid)) for s, e, eid in _find(text, lookup)], record.body)
     for raw in raws:
         if (vocab is not None and raw.kind == "field" and (not raw.mapped or vocab.induced)
                 and raw.field and raw.field != "name"):

@@ -164,3 +164,44 @@ def test_a_segment_named_outside_a_segment_shape_is_not_read_unqualified() -> No
              "Gold customers and Silver customers get a response within 12 hours."]
     got = reread([_statement(t) for t in texts], "policy", _schema(), _none)
     assert [c.kind for c in got] == ["statement", "statement"]
+
+
+def test_a_list_item_led_by_a_segment_under_a_heading_states_the_headings_attribute() -> None:
+    body = "Intro.\n## On-site response time\n- Gold: 8 hours\n- Bronze: two days\n"
+    start = body.index("Gold")
+    raw = RawClaim(attribute="gold", value="8 hours", kind="fact", quote="Gold: 8 hours",
+                   span=(start, start + 13), subject_phrase="Gold")
+    other = RawClaim(attribute="gold", value="8 hours", kind="fact", quote="Gold: 8 hours",
+                     span=(0, 6), subject_phrase="Gold")  # above the heading: its own
+    got, kept = reread([raw, other], "policy", _schema(), _none, body)
+    assert (got.attribute, got.value, dict(got.qualifiers), got.mapped) == (
+        "response time", "8 hours", {"contract tier": "Gold"}, True)
+    assert kept == other
+
+
+def test_a_version_in_a_sentence_sharing_a_word_with_an_induced_version_attribute() -> None:
+    schema = base_schema()
+    product = schema.types["product"]
+    induced = product.attributes["current version"].model_copy(update={
+        "induced": True, "phrases": ()})
+    schema = schema.model_copy(update={"types": {**schema.types, "product": product.model_copy(
+        update={"attributes": {"current firmware": induced}})}})
+    got = reread([_statement("Orbis Pulse Oximeter runs firmware 4.2.0 as current release."),
+                  _statement("Firmware audit on 12 May, 4.2.0 and 4.2.1 seen.")],
+                 "ticket", schema, lambda t: [(0, 20, "product")] if "Orbis" in t else [])
+    assert (got[0].attribute, got[0].value) == ("current firmware", "4.2.0")
+    assert got[1].kind == "statement"  # two versions, and no entity of the type named
+
+
+def test_a_value_in_words_and_an_unmapped_fact_sharing_a_word_with_one_attribute() -> None:
+    statement = _statement("Devices bought under the Bronze plan can be returned for up to "
+                           "thirty days.")
+    fact = RawClaim(attribute="firmware", value="4.2.1", kind="fact",
+                    quote="Firmware: 4.2.1", subject_phrase="Firmware: 4.2.1")
+    named = lambda t: [(0, 0, "product")] if "Firmware" in t else []  # noqa: E731
+    got = reread([statement, fact], "policy", _schema(), named)
+    assert (got[0].attribute, got[0].value, dict(got[0].qualifiers)) == (
+        "return window", "thirty days", {"contract tier": "Bronze"})
+    # "current version" is the base schema's (text, phrased "firmware version"), not induced:
+    # a version is read into an induced attribute only, so the fact stays as it was
+    assert got[1] == fact

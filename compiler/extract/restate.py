@@ -44,7 +44,8 @@ _LOOSE_TYPES = ("duration", "money", "percent", "number", "date")
 _GENERIC = frozenset(
     "time date number period count total rate value amount level day hour week month year "
     "minute size limit term new current standard default maximum minimum max min first last "
-    "general main current per of for on in at by to the and or with from".split())
+    "general main current per of for on in at by to the and or with from within up after "
+    "before under over than least most every each".split())
 _SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contracts?|users?|"
                  r"holders?|plans?|tiers?|levels?|packages?)")
 
@@ -63,7 +64,8 @@ def _index(blob: str) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[str, r
     for tname, etype in schema.types.items():
         generic = _GENERIC | {t for t, _, _ in tokens(tname)}
         for aname, spec in etype.attributes.items():
-            if spec.type not in _LOOSE_TYPES or spec.cardinality != "single":
+            shaped = spec.type == "text" and spec.induced  # a version, a clock time (induce.py)
+            if (spec.type not in _LOOSE_TYPES and not shaped) or spec.cardinality != "single":
                 continue
             words = {t for text in (aname, *spec.phrases) for t, _, _ in tokens(text)}
             words = {w for w in words if w not in generic and len(w) > 2 and w.isalpha()}
@@ -88,7 +90,7 @@ def _index(blob: str) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[str, r
 
 
 def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
-           named: Named) -> list[RawClaim]:
+           named: Named, body: str = "") -> list[RawClaim]:
     """``raws`` with induced segment qualifiers added to the facts whose sentence names one,
     and statements that state a typed attribute read as facts of it (module docstring)."""
     if schema is None:
@@ -103,6 +105,10 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
             raw = _with_segment(raw, schema, segments)
         elif raw.kind == "statement" and by_type:
             raw = _loose(raw, own_type, schema, by_type, segments, named, stated) or raw
+        elif raw.kind == "fact" and not raw.mapped:
+            raw = ((_segment_item(raw, body, schema) if segments and body else None)
+                   or (_loose(raw, own_type, schema, by_type, segments, named, stated)
+                       if by_type else None) or raw)
         out.append(raw)
     return out
 
@@ -158,6 +164,41 @@ def _with_segment(raw: RawClaim, schema: Schema, segments) -> RawClaim:
     return raw.model_copy(update={"qualifiers": tuple(sorted(quals.items()))})
 
 
+_HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+
+
+def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
+    """"- Gold: 8 hours" under a heading "On-site response time": extraction read the label
+    as an attribute of its own (it did not know the segment); the heading names the
+    attribute, the label is the corpus's segment, the value is of the attribute's type."""
+    label = next(((q, lab) for q, lab, words in _segment_words(schema)
+                  if raw.attribute.lower() in words), None)
+    if label is None or raw.span is None:
+        return None
+    heading = None
+    for line in body[:raw.span[0]].splitlines():
+        if (h := _HEADING.match(line)) is not None:
+            heading = h["h"]
+    if heading is None:
+        return None
+    from .prose import context_of
+
+    ctx = context_of(vocabulary(schema), heading)
+    if len(ctx.attributes) != 1:
+        return None
+    ref = ctx.attributes[0]
+    if ref.spec.type not in _LOOSE_TYPES or not ref.spec.qualifiers:
+        return None
+    value = _one_value(raw.value, ref)
+    if value is None:
+        return None
+    quals = dict(ctx.qualifiers)
+    quals[label[0]] = label[1]
+    return RawClaim(attribute=ref.name, value=value, kind="fact", quote=raw.quote,
+                    span=raw.span, subject_phrase=raw.subject_phrase, mapped=True,
+                    qualifiers=tuple(sorted(quals.items())), subject_type=ref.entity_type)
+
+
 def _segment_for_base(raw: RawClaim, text: str, schema: Schema, segments
                       ) -> set[tuple[str, str]]:
     """A base qualifier extraction read from a word that names one of the corpus's own
@@ -198,11 +239,54 @@ def _spec(schema: Schema, raw: RawClaim):
     return None
 
 
+_NUMBER_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                          r"twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+                          r"hundred)\b", re.IGNORECASE)
+
+
 def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
            stated: set[str]) -> RawClaim | None:
-    text = raw.value
-    if not any(ch.isdigit() for ch in text) or _UNASSERTED_LOOSE.search(text):
+    """A statement, or an unmapped fact (its surface name, "current firmware", names no
+    attribute), that shares a content word with exactly one typed attribute of the entity it
+    is about and holds one value of that attribute's type, states that attribute."""
+    fact = raw.kind == "fact"
+    text = _sentence_of(raw) if fact else raw.value
+    value_text = raw.value
+    if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
         return None
+    names = list(named(text))
+    spans = [(s, e) for s, e, _ in names]
+    if fact:
+        # the surface name says which attribute: its words, not the whole sentence's
+        words = {t for t, _, _ in tokens(raw.attribute)}
+    else:
+        words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
+    types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
+    if fact and any(k.ref.name == raw.attribute for t in types
+                    for k in by_type.get(type_key(t), ())):
+        return None  # its own name is an attribute: linking maps it by name
+    for etype in types:
+        best: list[tuple[int, _Known, str]] = []
+        for k in by_type.get(type_key(etype), ()):
+            if etype == own_type and k.ref.name in stated:
+                continue  # the record's own field states it
+            shared = len(k.words & words)
+            if shared and (v := _one_value(value_text, k.ref)) is not None:
+                best.append((shared, k, v))
+        if not best:
+            continue
+        top = max(n for n, _, _ in best)
+        fitting = [(k, v) for n, k, v in best if n == top]
+        if len(fitting) != 1:
+            continue
+        k, v = fitting[0]
+        quals = _qualifiers(text, k.ref, schema, segments)
+        if quals is None:
+            return None
+        return RawClaim(attribute=k.ref.name, value=v, kind="fact", quote=raw.quote,
+                        span=raw.span, subject_phrase=text, mapped=True,
+                        qualifiers=quals, subject_type=k.ref.entity_type)
+    return None
     names = list(named(text))
     spans = [(s, e) for s, e, _ in names]
     words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
@@ -233,7 +317,15 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     return None
 
 
+_SHAPED_VALUE = re.compile(r"(?<![\w.:])(?:v?\d+(?:\.\d+){2,3}|\d{1,2}:\d{2}(?:\s?[-–]\s?\d{1,2}:\d{2})?)"
+                           r"(?![\w:]|\.\d)")
+
+
 def _one_value(text: str, ref: AttrRef) -> str | None:
+    if ref.spec.type == "text":
+        # an induced text attribute is one of shaped values: the one such value is its
+        shaped = {m.group() for m in _SHAPED_VALUE.finditer(text)}
+        return next(iter(shaped)) if len(shaped) == 1 else None
     found = [f for f in _values(None, ref, text, 0)  # type: ignore[arg-type]
              if ref.spec.type != "number" or any(ch.isdigit() for ch in f.text)]
     distinct = {f.text for f in found}

@@ -205,3 +205,73 @@ def test_a_value_in_words_and_an_unmapped_fact_sharing_a_word_with_one_attribute
     # "current version" is the base schema's (text, phrased "firmware version"), not induced:
     # a version is read into an induced attribute only, so the fact stays as it was
     assert got[1] == fact
+
+
+# -- enum value maps between systems ----------------------------------------------------------
+def _deals(pairs: list[tuple[str, str, str]]) -> list:
+    from compiler.schema.induce import RecordFields
+
+    out = []
+    for entity, sf, hs in pairs:
+        out.append(RecordFields("salesforce", "prod", "Opportunity", "opportunity",
+                                f"opportunity/{entity}", (("StageName", sf),)))
+        out.append(RecordFields("hubspot", "mkt", "deal", "opportunity",
+                                f"opportunity/{entity}", (("dealstage", hs),)))
+    return out
+
+
+def test_codes_that_consistently_stand_beside_another_systems_values_map_onto_them() -> None:
+    ind = induce(base_schema(), _deals([
+        ("a", "Negotiation/Review", "contractsent"), ("b", "Proposal/Price Quote",
+                                                     "presentationscheduled"),
+        ("c", "Proposal/Price Quote", "presentationscheduled"),
+        ("d", "Qualification", "qualifiedtobuy"),
+        # a code beside two different values names neither for sure
+        ("e", "Prospecting", "appointmentscheduled"), ("f", "Closed Won",
+                                                       "appointmentscheduled")]))
+    (f,) = [f for f in ind.fields if f.column.field == "dealstage"]
+    assert dict(f.values) == {"contractsent": "Negotiation/Review",
+                              "presentationscheduled": "Proposal/Price Quote",
+                              "qualifiedtobuy": "Qualification"}
+    assert f.attribute == "stage" and not f.new_attribute
+    # the map goes through the state and into the merged schema as a field value map
+    again = Induction.from_json(ind.to_json())
+    assert again.fields == ind.fields
+    mapping = [m for m in apply(base_schema(), ind).mappings if "dealstage" in m.fields][-1]
+    assert mapping.fields["dealstage"].values["contractsent"] == "Negotiation/Review"
+
+
+def test_values_both_systems_already_name_alike_get_no_map() -> None:
+    ind = induce(base_schema(), _deals([
+        ("a", "Negotiation/Review", "negotiation"), ("b", "Qualification", "qualification"),
+        ("c", "Prospecting", "prospecting")]))
+    assert not [f for f in ind.fields if f.values]
+
+
+def test_a_value_map_leaves_a_real_disagreement_a_conflict(tmp_path: Path) -> None:
+    from test_induce import write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus")
+    sf = json.loads((corpus / "salesforce" / "accounts.json").read_text())
+    hs = json.loads((corpus / "hubspot" / "companies.json").read_text())
+    industries = [("Transportation", "LOGISTICS_AND_SUPPLY_CHAIN"),
+                  ("Transportation", "LOGISTICS_AND_SUPPLY_CHAIN"),
+                  ("Transportation", "LOGISTICS_AND_SUPPLY_CHAIN"),
+                  ("Hospital & Health Care", "LOGISTICS_AND_SUPPLY_CHAIN"),  # a real conflict
+                  ("Hospital & Health Care", "HOSPITAL_HEALTH_CARE")]
+    for rec, company, (a, b) in zip(sf["records"], hs["results"], industries, strict=True):
+        rec["Industry"], company["properties"]["industry"] = a, b
+    (corpus / "salesforce" / "accounts.json").write_text(json.dumps(sf))
+    (corpus / "hubspot" / "companies.json").write_text(json.dumps(hs))
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    state = wiki_state(wiki)
+    try:
+        got = [json.loads(x) for x in export_claims(state)]
+    finally:
+        state.close()
+    status = {(c["subject"], c["source_system"]): c["status"] for c in got
+              if c["attribute"] == "industry"}
+    assert status[("account/alder-works", "hubspot")] == "winner"  # the same, said otherwise
+    assert status[("account/dunmore-freight", "hubspot")] == "overruled"  # a real difference
+    assert status[("account/elm-pharma", "hubspot")] == "winner"

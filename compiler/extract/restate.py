@@ -244,6 +244,19 @@ _NUMBER_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine
                           r"hundred)\b", re.IGNORECASE)
 
 
+_WORDS: dict[int, tuple[object, frozenset[str]]] = {}
+
+
+def _all_words(by_type) -> frozenset[str]:
+    got = _WORDS.get(id(by_type))
+    if got is not None and got[0] is by_type:
+        return got[1]
+    words = frozenset(w for ks in by_type.values() for k in ks for w in k.words)
+    _WORDS.clear()
+    _WORDS[id(by_type)] = (by_type, words)
+    return words
+
+
 def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
            stated: set[str]) -> RawClaim | None:
     """A statement, or an unmapped fact (its surface name, "current firmware", names no
@@ -254,6 +267,9 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     value_text = raw.value
     if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
         return None
+    if not any(t in _all_words(by_type) for t, _, _ in tokens(
+            raw.attribute if fact else text)):
+        return None  # no word of any typed attribute: no need to look for entities
     names = list(named(text))
     spans = [(s, e) for s, e, _ in names]
     if fact:

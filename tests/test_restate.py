@@ -275,3 +275,16 @@ def test_a_value_map_leaves_a_real_disagreement_a_conflict(tmp_path: Path) -> No
     assert status[("account/alder-works", "hubspot")] == "winner"  # the same, said otherwise
     assert status[("account/dunmore-freight", "hubspot")] == "overruled"  # a real difference
     assert status[("account/elm-pharma", "hubspot")] == "winner"
+
+
+def test_a_qualifier_word_outside_a_qualifier_shape_reads_nothing_loosely() -> None:
+    texts = ["Business travel is booked at least 14 days ahead unless a visit needs "
+             "shorter notice.",                                         # not a customer tier
+             "Annual subscriptions cancelled within the first 45 days receive a pro-rated "
+             "refund."]                                                 # "pro" is no tier here
+    got = reread([_statement(t) for t in texts], "policy", _schema(), _none)
+    assert [c.kind for c in got] == ["statement", "statement"]
+    (ok,) = reread([_statement("Enterprise customers may give cancellation notice up to 60 "
+                               "days before renewal.")], "policy", _schema(), _none)
+    assert (ok.attribute, ok.value, dict(ok.qualifiers)) == (
+        "notice period", "60 days", {"customer tier": "Enterprise"})

@@ -45,7 +45,7 @@ _GENERIC = frozenset(
     "time date number period count total rate value amount level day hour week month year "
     "minute size limit term new current standard default maximum minimum max min first last "
     "general main current per of for on in at by to the and or with from within up after "
-    "before under over than least most every each".split())
+    "before under over than least most every each data information".split())
 _SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contracts?|users?|"
                  r"holders?|plans?|tiers?|levels?|packages?)")
 
@@ -239,6 +239,13 @@ def _spec(schema: Schema, raw: RawClaim):
     return None
 
 
+# what follows a qualifier's value in prose that states it ("Enterprise customers", "P1
+# tickets", "Gold-tier accounts"), or leads it ("in EMEA", "for Enterprise")
+_QUALIFIER_SHAPE = re.compile(
+    rf"^(?:[- ](?:plan|tier|level|package|priority|severity))?\s*(?:{_SEGMENT_NOUN}|tickets?|"
+    r"incidents?|issues?|cases?|requests?|orders?|deals?|contracts?)\b", re.IGNORECASE)
+_SHAPE_WORD = re.compile(rf"[\s-](?:plan|tier|level|{_SEGMENT_NOUN})$", re.IGNORECASE)
+_QUALIFIER_LEAD = re.compile(r"\b(?:in|for|across|within)\s+(?:the\s+)?$", re.IGNORECASE)
 _NUMBER_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                           r"twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
                           r"hundred)\b", re.IGNORECASE)
@@ -360,11 +367,20 @@ def _qualifiers(text: str, ref: AttrRef, schema: Schema, segments
         return None if mentioned else ()
     quals: dict[str, str] = {}
     vocab = vocabulary(schema)
+    found = {(q, label) for q, label, _, _ in _segments_in(text, segments)}
+    seg_spans = [(s, e) for _, _, s, e in _segments_in(text, segments)]
     for m in vocab.qualifier_matches(text):
+        if any(s <= m.start < e for s, e in seg_spans):
+            continue  # the corpus's own segment, read below
+        said = text[m.start:m.end]
+        if (not _QUALIFIER_SHAPE.match(text[m.end:]) and not _QUALIFIER_LEAD.search(
+                text[:m.start]) and not _SHAPE_WORD.search(said)):
+            # "Business travel", "a pro-rated refund": a qualifier's word in no qualifier's
+            # shape; the loose reading would guess what it qualifies, so it reads nothing
+            return None
         for q, canon in m.targets:
             if q in declared:
                 quals.setdefault(q, canon)
-    found = {(q, label) for q, label, _, _ in _segments_in(text, segments)}
     if len(found) > 1 or len(mentioned) > len(found):
         return None
     if len(found) == 1:

@@ -7,6 +7,8 @@
     python3 benchmarks/quality_bench.py --all                  # generated company and acme
     python3 benchmarks/quality_bench.py --json                 # machine-readable figures
     python3 benchmarks/quality_bench.py --no-schema --seed 11  # without the corpus's schema.yaml
+    python3 benchmarks/quality_bench.py --seed 11 -v           # … and every miss, with the claims
+                                                               #   its source records gave
 
 The compile runs through the real CLI in a subprocess (``folio compile``, ``folio export
 claims --format jsonl`` also ``--as`` each denied principal, ``folio lint --json``), offline
@@ -219,8 +221,15 @@ class Scorer:
         if ca in self.names_of.get(want, ()):
             ca = want
         if "qualifiers" in c:
-            got = {_norm_attr(k): _norm_attr(v) for k, v in (c.get("qualifiers") or {}).items()}
-            return ca == want and got == {_norm_attr(k): _norm_attr(v) for k, v in quals.items()}
+            wanted = {_norm_attr(k): _norm_attr(v) for k, v in quals.items()}
+            got = {}
+            for k, v in (c.get("qualifiers") or {}).items():
+                k = _norm_attr(k)
+                # --no-schema: a qualifier the compiler named from the corpus's own fields
+                # (`plan level`) is the truth's when the company's schema gives it that name
+                k = next((w for w in wanted if k in self.names_of.get(w, ())), k)
+                got[k] = _norm_attr(v)
+            return ca == want and got == wanted
         if not quals:
             return ca == want
         toks = set(V.tokens(ca))
@@ -405,6 +414,46 @@ class Scorer:
                 "claims": surfaced}
 
 
+    def explain(self, result: dict[str, Any]) -> str:
+        """Every miss of ``result`` beside what the wiki holds for it: the truth item, then
+        each claim its source records gave (subject, attribute, qualifiers, value, status),
+        so a miss can be read without opening the wiki."""
+        d = result["details"]
+        items: list[tuple[str, dict[str, Any], list[str]]] = []
+        facts = {f["id"]: f for f in self.truth.get("facts", [])}
+        for fid in d["recall_missed"]:
+            f = facts[fid]
+            items.append(("fact", f, [f["source"]]))
+        for key, kind in (("authority_wrong", "authority_conflicts"),
+                          ("recency_wrong", "recency_conflicts")):
+            by_id = {x["id"]: x for x in self.truth.get(kind, [])}
+            for xid in d[key]:
+                x = by_id[xid]
+                items.append((kind, x, [*x["winner"]["sources"],
+                                        *(lo["source"] for lo in x["overruled"])]))
+        by_id = {x["id"]: x for x in self.truth.get("contested", [])}
+        for xid in d["contested_missed"]:
+            x = by_id[xid]
+            items.append(("contested", x, [v["source"] for v in x["values"]]))
+        out = []
+        for kind, x, sources in items:
+            head = {k: v for k, v in x.items() if k not in ("sources", "timestamps")}
+            out.append(f"-- {kind} {x['id']}: {json.dumps(head, default=str)[:400]}")
+            for src in dict.fromkeys(sources):
+                mine = [c for c in self.claims if _src(c["source_key"]) == _src(src)
+                        and c.get("kind") != "reference" and c.get("attribute") != "name"]
+                out.append(f"   {src}: {len(mine)} claims")
+                for c in mine:
+                    q = c.get("qualifiers") or {}
+                    quote = " ".join(str(c.get("quote") or "").split())[:110]
+                    out.append(f"     {c.get('kind', '')[:5]:5} {c['subject']} | "
+                               f"{c.get('attribute')}{q if q else ''} = {c.get('value')!r} "
+                               f"[{c.get('status')}]  «{quote}»")
+        for ex in d["false_alarm_examples"]:
+            out.append(f"-- false alarm: {ex}")
+        return "\n".join(out)
+
+
 def restricted_leaks(truth: dict[str, Any], as_principal: dict[str, Any]) -> dict[str, Any]:
     leaks, checked, unavailable = [], 0, []
     for r in truth.get("restricted", []):
@@ -483,7 +532,8 @@ def score(truth: dict[str, Any], run: dict[str, Any], notes: list[str],
                         "false_alarm_examples": fa["examples"],
                         "other_contradiction_findings": fa["other_contradiction_findings"],
                         "injections": inj["claims"],
-                        "restricted": rl}}
+                        "restricted": rl},
+            "_scorer": s}
 
 
 LABELS = {
@@ -530,7 +580,9 @@ def schema_names(corpus: Path) -> dict[str, set[str]]:
     with --no-schema: the compiler never sees them, but an attribute it names ``title`` or
     ``price`` from the sources' own words is the truth's ``job title`` or ``list price``
     when the company itself uses those words for it. Only naming is forgiven: the claims
-    still have to meet in one group for a conflict to be decided."""
+    still have to meet in one group for a conflict to be decided. A qualifier is forgiven its
+    name the same way (the company's ``service plan`` attribute, phrased ``plan level``, is
+    its ``service plan`` qualifier), never its value."""
     path = corpus / "schema.yaml"
     if not path.is_file():
         return {}
@@ -580,6 +632,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-schema", action="store_true",
                     help="compile each corpus without its schema.yaml (schema induction's case); "
                     "attribute names the corpus's schema lists as phrases count as its names")
+    ap.add_argument("-v", "--misses", action="store_true",
+                    help="after each table, every miss with the claims its source records gave")
     ap.add_argument("--workdir", type=Path, help="keep corpora and wikis here (default: a temp dir)")
     args = ap.parse_args(argv)
 
@@ -607,10 +661,12 @@ def main(argv: list[str] | None = None) -> int:
             jobs.append((c, t))
         results = [run_one(c, t, work / f"run-{i}", args.no_schema)
                    for i, (c, t) in enumerate(jobs)]
+        scorers = [r.pop("_scorer") for r in results]
         if args.json:
             print(json.dumps(results, indent=2))
         else:
-            print("\n\n".join(table(r) for r in results))
+            print("\n\n".join(table(r) + (f"\n{s.explain(r)}" if args.misses else "")
+                               for r, s in zip(results, scorers, strict=True)))
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from .extract.base import Extraction, RawClaim
+from .extract.restate import reread
 from .models import Authority, Claim, ClaimKind, Mention, SourceRecord
 from .registry import Lookup, entity_id_for, find_mentions
 from .slug import safe_type
@@ -138,7 +139,10 @@ def link_record(
         referenced = [eid for r in extraction.claims if r.kind == "reference"
                       and (eid := lookup(name_key(r.value), r.target_type)) is not None]
     claims: list[Claim] = []
-    for raw in extraction.claims:
+    # prose read again with what schema induction added (compiler/extract/restate.py)
+    raws = reread(extraction.claims, record.entity_type, schema, lambda text: [
+        (s, e, _type_of(eid)) for s, e, eid in _find(text, lookup)], record.body)
+    for raw in raws:
         if (vocab is not None and raw.kind == "field" and (not raw.mapped or vocab.induced)
                 and raw.field and raw.field != "name"):
             attribute, mapped, on_type, quals = field_attribute(vocab, record, raw.field)

@@ -232,6 +232,27 @@ def test_scorer_matches_schema_and_legacy_claims() -> None:
     assert other_words.recall()["prose"]["found"] == 0
 
 
+def test_a_qualifier_is_forgiven_its_name_as_an_attribute_is_never_its_value() -> None:
+    truth = {"entities": [{"page": "policy/device-returns-policy", "type": "policy",
+                           "name": "Device Returns Policy", "aliases": []}],
+             "facts": [{"id": "f1", "page": "policy/device-returns-policy", "attribute": "rma window",
+                        "qualifiers": {"service plan": "Gold"}, "type": "duration",
+                        "value": "60 days", "kind": "prose", "written": "x",
+                        "source": "corvane/confluence/corvane.atlassian.net/page/52002"}]}
+    names = {"service plan": {"plan level", "support tier"}}
+    named = quality_bench.Scorer(truth, [_claim(qualifiers={"plan level": "Gold"})], [], names)
+    assert named.recall()["prose"]["found"] == 1
+    other = quality_bench.Scorer(truth, [_claim(qualifiers={"plan level": "Basic"})], [], names)
+    assert other.recall()["prose"]["found"] == 0
+    unknown = quality_bench.Scorer(truth, [_claim(qualifiers={"region": "Gold"})], [], names)
+    assert unknown.recall()["prose"]["found"] == 0
+    # -v: the miss, with the claims its source record gave
+    result = quality_bench.score(truth, {"claims": other.claims, "findings": [], "as": {},
+                                         "seconds": 0.0, "rejected_inputs": False}, [], names)
+    text = result.pop("_scorer").explain(result)
+    assert "-- fact f1" in text and "rma window{'plan level': 'Basic'} = '60 days'" in text
+
+
 def test_bench_end_to_end(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(REPO / "benchmarks/quality_bench.py"), "--seed", str(SEED),
                           "--workdir", str(tmp_path / "w")], capture_output=True, text=True,

@@ -113,6 +113,9 @@ class Vocabulary:
         hit = self._qualifiers.get(attr_key(name))
         return hit[0] if hit else None
 
+    def qualifier_names(self) -> list[str]:
+        return [name for name, _ in self._qualifiers.values()]
+
     def qualifier_value(self, name: str, value: str) -> str | None:
         hit = self._qualifiers.get(attr_key(name))
         return hit[1].get(value_key(value)) if hit else None

@@ -45,10 +45,10 @@ from typing import Any
 
 from .index import Vocabulary, vocabulary
 from .keys import attr_key, type_key, value_key
-from .model import Attribute, EntityType, FieldMap, Mapping, Schema
+from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
 from .values import format_number, parse_date, parse_number
 
-INDUCED_VERSION = "induce-2"  # bump when the rules change: the digest then changes too
+INDUCED_VERSION = "induce-3"  # bump when the rules change: the digest then changes too
 
 # a pair of fields is one attribute when, on the entities both describe, ...
 MIN_SHARED = 3        # ... at least this many entities carry both
@@ -175,9 +175,11 @@ class Column:
 class _Profile:
     column: Column
     values: dict[str, str] = field(default_factory=dict)  # entity id → comparison key
+    shown: dict[str, Counter[str]] = field(default_factory=dict)  # key → values as written
     kinds: Counter[str] = field(default_factory=Counter)
     target: str | None = None  # attribute the schema maps it onto (None: unmapped)
     target_type: str | None = None
+    declared: Any = None  # (Declared, FieldMap) the schema maps it through, fitting or not
 
     @property
     def kind(self) -> str:
@@ -201,13 +203,22 @@ class InducedField:
     entity_type: str
     evidence: str
     new_attribute: bool  # the attribute is the induction's own (no schema declares it)
+    # an enum value map (this system's value → another system's for the same entities)
+    values: tuple[tuple[str, str], ...] = ()
+    # the declared mapping's qualifiers, kept when induction adds a value map to it
+    qualifiers: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        return {"system": self.column.system, "instance": self.column.instance,
-                "record_type": self.column.record_type, "field": self.column.field,
-                "entity_type_of_record": self.column.entity_type,
-                "entity_type": self.entity_type, "attribute": self.attribute,
-                "new_attribute": self.new_attribute, "evidence": self.evidence}
+        out = {"system": self.column.system, "instance": self.column.instance,
+               "record_type": self.column.record_type, "field": self.column.field,
+               "entity_type_of_record": self.column.entity_type,
+               "entity_type": self.entity_type, "attribute": self.attribute,
+               "new_attribute": self.new_attribute, "evidence": self.evidence}
+        if self.values:
+            out["values"] = dict(self.values)
+        if self.qualifiers:
+            out["qualifiers"] = dict(self.qualifiers)
+        return out
 
 
 @dataclass
@@ -215,12 +226,16 @@ class Induction:
     fields: list[InducedField] = field(default_factory=list)
     attributes: dict[tuple[str, str], Attribute] = field(default_factory=dict)
     phrases: list[InducedPhrase] = field(default_factory=list)
+    # customer segments (a CRM's plan or tier field): qualifier name → label → synonyms
+    qualifiers: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         import json
 
         return json.dumps({
             "fields": [f.as_dict() for f in self.fields],
+            "qualifiers": {q: {k: list(v) for k, v in vals.items()}
+                           for q, vals in sorted(self.qualifiers.items())},
             "attributes": [[t, a, s.model_dump(mode="json", exclude_defaults=True)]
                            for (t, a), s in sorted(self.attributes.items())],
             "phrases": [[list(p.entity_types), p.attribute, p.value_type, p.records, p.evidence]
@@ -237,16 +252,19 @@ class Induction:
             out.fields.append(InducedField(
                 Column(f["system"], f["instance"], f["record_type"], f["entity_type_of_record"],
                        f["field"]), f["attribute"], f["entity_type"], f["evidence"],
-                f["new_attribute"]))
+                f["new_attribute"], tuple(sorted(f.get("values", {}).items())),
+                tuple(sorted(f.get("qualifiers", {}).items()))))
         for t, a, s in data.get("attributes", []):
             out.attributes[(t, a)] = Attribute.model_validate(s)
         for types, a, vt, n, ev in data.get("phrases", []):
             out.phrases.append(InducedPhrase(tuple(types), a, vt, n, ev))
+        for q, vals in data.get("qualifiers", {}).items():
+            out.qualifiers[q] = {k: tuple(v) for k, v in vals.items()}
         return out
 
     @property
     def empty(self) -> bool:
-        return not self.fields and not self.attributes
+        return not self.fields and not self.attributes and not self.qualifiers
 
     def overlay(self) -> Schema:
         """The induced mappings (marked ``induced``) and attributes, as a schema to merge
@@ -258,12 +276,16 @@ class Induction:
         for f in sorted(self.fields, key=lambda f: (f.column.label, f.attribute)):
             c = f.column
             grouped[(c.system, c.instance, c.record_type, f.entity_type)][c.field] = FieldMap(
-                attribute=f.attribute, induced=True)
+                attribute=f.attribute, induced=True, values=dict(f.values),
+                qualifiers=dict(f.qualifiers))
         mappings = tuple(
             Mapping(system=s, instance=i, record_type=r, entity_type=e, fields=dict(fields))
             for (s, i, r, e), fields in sorted(grouped.items()))
         return Schema(version=INDUCED_VERSION,
                       types={t: EntityType(attributes=a) for t, a in sorted(types.items())},
+                      qualifiers={q: Qualifier(description="induced: a customer segment field's "
+                                               "values", values=dict(v))
+                                  for q, v in sorted(self.qualifiers.items())},
                       mappings=mappings)
 
 
@@ -308,9 +330,13 @@ def _profiles(records: Iterable[RecordFields], vocab: Vocabulary) -> list[_Profi
                 hit = vocab.field(r.system, r.instance, r.record_type, r.entity_type, fname)
                 if hit is not None:
                     p.target, p.target_type = hit[0].name, hit[0].type
+                    p.declared = hit
             kind = value_kind(value)
             p.kinds[kind] += 1
-            p.values.setdefault(r.entity, comparison_key(value, kind))
+            key = comparison_key(value, kind)
+            p.values.setdefault(r.entity, key)
+            if kind == "text":
+                p.shown.setdefault(key, Counter())[str(value).strip()] += 1
     for p in by_col.values():
         if p.target is not None:
             d = vocab.attribute(p.target_type, p.target)
@@ -371,6 +397,7 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
         by_type[type_key(p.column.entity_type)].append(p)
     for _, group in sorted(by_type.items()):
         _induce_type(group, vocab, out)
+        _induce_value_maps(group, vocab, out)
     _induce_phrases(records, vocab, out)
     return out
 
@@ -454,9 +481,128 @@ def _induce_type(profiles: list[_Profile], vocab: Vocabulary, out: Induction) ->
             profiles[members[0]].kind, profiles[members[0]].is_enum(), words), "induced": True})
         tname = vocab.type_name(etype) or etype
         out.attributes[(tname, name)] = spec
+        if spec.type == "enum":
+            _segment_qualifier(name, tname, [profiles[i] for i in members], vocab, out)
         for i in members:
             out.fields.append(InducedField(profiles[i].column, name, tname,
                                            "; ".join(evidence[i]), True))
+
+
+MIN_VALUE_MAP_SHARE = 2 / 3  # of a code's shared entities that carry its partner value
+
+
+def _induce_value_maps(profiles: list[_Profile], vocab: Vocabulary, out: Induction) -> None:
+    """Two systems' fields the schema maps onto one enum attribute but that name its values
+    differently (HubSpot's deal stage ``contractsent``, Salesforce's ``Negotiation/Review``):
+    a value of one system whose label is none the other system uses is mapped onto the other system's value it stands beside on the
+    entities both describe, when it does so consistently (at least 2/3 of those entities,
+    and the partner value stands beside no other unknown code). Where they still differ
+    after the map, that is a real conflict; a code with no consistent partner stays as it
+    is. The reference system is the one more of whose values the attribute knows."""
+    declared = [p for p in profiles if p.declared is not None
+                and p.declared[0].spec.type == "enum" and not p.declared[1].values]
+    taken: set[Column] = set()
+    for a in declared:
+        for b in declared:
+            if a is b or b.column in taken or (a.column.system, a.column.instance) == (
+                    b.column.system, b.column.instance):
+                continue
+            d = a.declared[0]
+            if (d.type, d.name) != (b.declared[0].type, b.declared[0].name):
+                continue
+            if _rank(vocab, d, a) <= _rank(vocab, d, b):
+                continue  # a must be the reference
+            values = _value_map(vocab, d, a, b)
+            if not values:
+                continue
+            taken.add(b.column)
+            out.fields.append(InducedField(
+                b.column, d.name, d.type,
+                f"its codes stand beside {a.column.label}'s values on the entities both "
+                f"describe: " + ", ".join(f"{k} = {v}" for k, v in values),
+                False, tuple(values), tuple(sorted(b.declared[1].qualifiers.items()))))
+
+
+def _known_share(vocab: Vocabulary, d: Any, p: _Profile) -> float:
+    keys = set(p.values.values())
+    return sum(vocab.enum_label(d, k) is not None for k in keys) / len(keys) if keys else 0.0
+
+
+def _rank(vocab: Vocabulary, d: Any, p: _Profile) -> tuple[float, int, str]:
+    """Which of two systems' fields is the reference: the one more of whose values the
+    attribute knows, then the one with the finer vocabulary (more distinct values), then
+    by name (deterministic)."""
+    return (_known_share(vocab, d, p), len(set(p.values.values())), p.column.label)
+
+
+def _label(vocab: Vocabulary, d: Any, key: str) -> str:
+    return vocab.enum_label(d, key) or key
+
+
+def _value_map(vocab: Vocabulary, d: Any, a: _Profile, b: _Profile) -> list[tuple[str, str]]:
+    shared = sorted(set(a.values) & set(b.values))
+    if len(shared) < MIN_SHARED:
+        return []
+    # b's codes whose label is none of a's: the two systems name these values differently
+    a_labels = {_label(vocab, d, k) for k in a.values.values()}
+    unknown = {k for k in set(b.values.values()) if _label(vocab, d, k) not in a_labels}
+    partners: dict[str, Counter[str]] = defaultdict(Counter)
+    for e in shared:
+        if b.values[e] in unknown:
+            partners[b.values[e]][a.values[e]] += 1
+    chosen: dict[str, str] = {}
+    for code, c in sorted(partners.items()):
+        (top, n), = c.most_common(1)
+        if n >= MIN_VALUE_MAP_SHARE * sum(c.values()):
+            chosen[code] = top
+    # a partner two unknown codes both stand beside names neither of them for sure
+    counts = Counter(chosen.values())
+    out = []
+    for code, top in sorted(chosen.items()):
+        if counts[top] > 1:
+            continue
+        out.append((_shown(b, code), _shown(a, top)))
+    return out
+
+
+def _shown(p: _Profile, key: str) -> str:
+    c = p.shown.get(key)
+    return sorted(c, key=lambda f: (-c[f], f))[0] if c else key
+
+
+# the entity type whose enum fields segment customers ("Gold customers", "Enterprise plan")
+SEGMENTED_TYPE = "account"
+MAX_SEGMENTS = 8
+_SEGMENT_VALUE = re.compile(r"^[A-Za-z][A-Za-z+&-]*(?: [A-Za-z][A-Za-z+&-]*)?$")
+
+
+def _segment_qualifier(name: str, tname: str, members: list[_Profile], vocab: Vocabulary,
+                       out: Induction) -> None:
+    """An enum two systems agree on for customers (a CRM's ``Service_Plan__c`` and a help
+    desk's ``plan_level``: Platinum, Gold, Basic) is how the company segments its customers,
+    so prose rules name its values ("for Gold customers", "Platinum accounts"): its values
+    become a qualifier's (named like the attribute), as a schema's ``customer tier`` is.
+    Not when the schema's qualifiers already name most of them (then they are those)."""
+    if type_key(tname) != SEGMENTED_TYPE or vocab.qualifier(name) is not None:
+        return
+    shown: dict[str, Counter[str]] = defaultdict(Counter)
+    for p in members:
+        for key, c in p.shown.items():
+            shown[key].update(c)
+    if not 2 <= len(shown) <= MAX_SEGMENTS:
+        return
+    values: dict[str, tuple[str, ...]] = {}
+    for key, c in sorted(shown.items()):
+        forms = sorted(c, key=lambda f: (-c[f], f))
+        if not all(_SEGMENT_VALUE.match(f) for f in forms):
+            return  # codes, numbers, sentences: not a segment's name
+        label = next((f for f in forms if f[:1].isupper()), forms[0].capitalize())
+        values[label] = tuple(sorted({f.lower() for f in forms} | {label.lower()}))
+    known = sum(any(vocab.qualifier_value(q, label) is not None for q in vocab.qualifier_names())
+                for label in values)
+    if known * 2 > len(values):
+        return
+    out.qualifiers[name] = values
 
 
 def _values_fit(vocab: Vocabulary, d: Any, p: _Profile) -> bool:
@@ -646,9 +792,13 @@ def apply(schema: Schema, induction: Induction) -> Schema:
             if not any(attr_key(k) == attr_key(aname) for k in attrs):
                 attrs[aname] = spec
         types[hit] = types[hit].model_copy(update={"attributes": attrs})
+    quals = dict(schema.qualifiers)
+    for qname, q in overlay.qualifiers.items():
+        if not any(attr_key(k) == attr_key(qname) for k in quals):
+            quals[qname] = q
     return schema.model_copy(update={
         "version": f"{schema.version}+{INDUCED_VERSION}", "types": types,
-        "mappings": (*schema.mappings, *overlay.mappings)})
+        "qualifiers": quals, "mappings": (*schema.mappings, *overlay.mappings)})
 
 
 def suggested_yaml(induction: Induction) -> dict[str, Any]:

@@ -1,0 +1,394 @@
+"""Prose read again at link time, against the schema *with* what induction added.
+
+Extraction reads a record once, through the declared schema (base plus ``schema.yaml``); schema
+induction runs after it, over every record, and may add attributes (fields two systems agree
+on, prose names several records state) and customer-segment qualifiers (a CRM's plan field:
+Platinum, Gold, Basic). Linking runs with the merged schema, so this module, called by linking,
+lets a sentence meet those:
+
+* **qualifiers**: a mapped fact of an attribute that varies by customer segment (one declaring
+  qualifiers) gains the induced segment its sentence names ("the RMA window for *Platinum
+  customers* is 75 days"), in place of a base qualifier read from the same words ("Basic" is
+  the base schema's ``Starter`` only when the corpus has no segment of that name);
+* **sentences**: a statement (no phrase of the schema named an attribute) that names an
+  entity (or is about the record's own), holds one value of a typed attribute's type, and
+  shares a content word with exactly one such attribute of that entity's type (its name or a
+  phrase: "Returns from Gold customers are accepted up to 60 days" and ``return window``;
+  "Singapore Hub holds up to 8,900 pallets" and ``pallet capacity``) states that attribute.
+
+Pure: a function of the raw claims, the record's type and the merged schema, so an incremental
+compile and a clean rebuild (which relink every record when induction changes) agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..schema.keys import type_key
+from ..schema.model import Schema
+from .base import RawClaim
+from .phrases import AttrRef, tokens, vocabulary
+from .prose import _values
+
+# a question or a hypothesis states nothing (as in offline.py)
+_UNASSERTED_LOOSE = re.compile(r"\?\s*$|\bwhether\b|^\s*(?:if|unless|suppose|assuming)\b",
+                               re.IGNORECASE)
+# (start, end, entity type) of the entities a text names
+Named = Callable[[str], Sequence[tuple[int, int, str]]]
+
+_LOOSE_TYPES = ("duration", "money", "percent", "number", "date")
+# words too general to say which attribute a sentence states on their own
+_GENERIC = frozenset(
+    "time date number period count total rate value amount level day hour week month year "
+    "minute size limit term new current standard default maximum minimum max min first last "
+    "general main current per of for on in at by to the and or with from within up after "
+    "before under over than least most every each data information".split())
+_SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contracts?|users?|"
+                 r"holders?|plans?|tiers?|levels?|packages?)")
+
+
+@dataclass(frozen=True)
+class _Known:
+    ref: AttrRef
+    words: frozenset[str]
+
+
+@lru_cache(maxsize=8)
+def _index(blob: str) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[str, re.Pattern[str],
+                                                                          str], ...]]:
+    schema = Schema.model_validate_json(blob)
+    by_type: dict[str, list[_Known]] = {}
+    for tname, etype in schema.types.items():
+        generic = _GENERIC | {t for t, _, _ in tokens(tname)}
+        for aname, spec in etype.attributes.items():
+            shaped = spec.type == "text" and spec.induced  # a version, a clock time (induce.py)
+            if (spec.type not in _LOOSE_TYPES and not shaped) or spec.cardinality != "single":
+                continue
+            words = {t for text in (aname, *spec.phrases) for t, _, _ in tokens(text)}
+            words = {w for w in words if w not in generic and len(w) > 2 and w.isalpha()}
+            if words:
+                by_type.setdefault(type_key(tname), []).append(
+                    _Known(AttrRef(tname, aname, spec), frozenset(words)))
+    segments = []
+    for qname, q in schema.qualifiers.items():
+        if not q.description.startswith("induced"):
+            continue
+        for label, synonyms in q.values.items():
+            words = sorted({label.lower(), *(s.lower() for s in synonyms)}, key=len, reverse=True)
+            alt = "|".join(re.escape(w) for w in words)
+            pat = re.compile(
+                # a line led by the segment's name: "Gold — on-site response of 12 hours"
+                rf"^\W*(?:{alt})\s*(?:[:—–]|\s-)\s"
+                rf"|(?<![\w-])(?:{alt})(?:[- ](?:plan|tier|level|package))?\s+{_SEGMENT_NOUN}\b"
+                rf"|\b(?:on|under|with)\s+(?:the|a|their|its)?\s*(?:{alt})\s+"
+                rf"(?:plan|tier|level|package|contract)\b", re.IGNORECASE)
+            segments.append((qname, pat, label))
+    return ({t: tuple(v) for t, v in by_type.items()}, tuple(segments))
+
+
+def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
+           named: Named, body: str = "") -> list[RawClaim]:
+    """``raws`` with induced segment qualifiers added to the facts whose sentence names one,
+    and statements that state a typed attribute read as facts of it (module docstring)."""
+    if schema is None:
+        return list(raws)
+    by_type, segments = _index(_blob(schema))
+    if not by_type and not segments:
+        return list(raws)
+    stated = {c.attribute for c in raws if c.kind == "field"}
+    out = []
+    for raw in raws:
+        if raw.kind == "fact" and raw.mapped and segments:
+            raw = _with_segment(raw, schema, segments)
+        elif raw.kind == "statement" and by_type:
+            raw = _loose(raw, own_type, schema, by_type, segments, named, stated) or raw
+        elif raw.kind == "fact" and not raw.mapped:
+            raw = ((_segment_item(raw, body, schema) if segments and body else None)
+                   or (_loose(raw, own_type, schema, by_type, segments, named, stated)
+                       if by_type else None) or raw)
+        out.append(raw)
+    return out
+
+
+_BLOBS: dict[int, tuple[Schema, str]] = {}
+
+
+def _blob(schema: Schema) -> str:
+    got = _BLOBS.get(id(schema))
+    if got is not None and got[0] is schema:
+        return got[1]
+    if len(_BLOBS) > 16:
+        _BLOBS.clear()
+    blob = schema.model_dump_json()
+    _BLOBS[id(schema)] = (schema, blob)
+    return blob
+
+
+def _sentence_of(raw: RawClaim) -> str:
+    text = raw.subject_phrase if raw.subject_phrase and len(raw.subject_phrase) >= len(
+        raw.value) else raw.quote
+    return " ".join(text.replace("*", " ").replace("_", " ").split())
+
+
+def _segments_in(text: str, segments) -> list[tuple[str, str, int, int]]:
+    found = []
+    for qname, pat, label in segments:
+        for m in pat.finditer(text):
+            found.append((qname, label, m.start(), m.end()))
+    return found
+
+
+def _with_segment(raw: RawClaim, schema: Schema, segments) -> RawClaim:
+    spec = _spec(schema, raw)
+    if spec is None or not spec.qualifiers:
+        return raw  # an attribute that does not vary by segment
+    text = _sentence_of(raw)
+    found = _segments_in(text, segments)
+    labels = {(q, label) for q, label, _, _ in found}
+    if not labels:
+        labels = _segment_for_base(raw, text, schema, segments)
+    if len({q for q, _ in labels}) != 1 or len(labels) != 1:
+        return raw  # none, or several segments in one sentence: not for a guess
+    qname, label = next(iter(labels))
+    quals = dict(raw.qualifiers)
+    # the base schema's reading of the same word ("basic" as Starter) gives way
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", label)}
+    base = _base_qualifier_words(schema)
+    for q in list(quals):
+        if q != qname and any(w in base.get(q, frozenset()) for w in words):
+            del quals[q]
+    quals[qname] = label
+    return raw.model_copy(update={"qualifiers": tuple(sorted(quals.items()))})
+
+
+_HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+
+
+def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
+    """"- Gold: 8 hours" under a heading "On-site response time": extraction read the label
+    as an attribute of its own (it did not know the segment); the heading names the
+    attribute, the label is the corpus's segment, the value is of the attribute's type."""
+    label = next(((q, lab) for q, lab, words in _segment_words(schema)
+                  if raw.attribute.lower() in words), None)
+    if label is None or raw.span is None:
+        return None
+    heading = None
+    for line in body[:raw.span[0]].splitlines():
+        if (h := _HEADING.match(line)) is not None:
+            heading = h["h"]
+    if heading is None:
+        return None
+    from .prose import context_of
+
+    ctx = context_of(vocabulary(schema), heading)
+    if len(ctx.attributes) != 1:
+        return None
+    ref = ctx.attributes[0]
+    if ref.spec.type not in _LOOSE_TYPES or not ref.spec.qualifiers:
+        return None
+    value = _one_value(raw.value, ref)
+    if value is None:
+        return None
+    quals = dict(ctx.qualifiers)
+    quals[label[0]] = label[1]
+    return RawClaim(attribute=ref.name, value=value, kind="fact", quote=raw.quote,
+                    span=raw.span, subject_phrase=raw.subject_phrase, mapped=True,
+                    qualifiers=tuple(sorted(quals.items())), subject_type=ref.entity_type)
+
+
+def _segment_for_base(raw: RawClaim, text: str, schema: Schema, segments
+                      ) -> set[tuple[str, str]]:
+    """A base qualifier extraction read from a word that names one of the corpus's own
+    segments ("Basic: 48 hours" read as the base ``customer tier`` Starter, when the corpus
+    segments its customers Platinum, Gold, Basic) is that segment."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    out = set()
+    for q, value in raw.qualifiers:
+        spec = schema.qualifiers.get(q)
+        if spec is None or spec.description.startswith("induced"):
+            continue
+        said = {w.lower() for w in (value, *spec.values.get(value, ()))} & words
+        for qname, label, synonyms in _segment_words(schema):
+            if said & synonyms:
+                out.add((qname, label))
+    return out
+
+
+def _segment_words(schema: Schema) -> list[tuple[str, str, frozenset[str]]]:
+    return [(qname, label, frozenset(w.lower() for w in (label, *syn)))
+            for qname, q in schema.qualifiers.items() if q.description.startswith("induced")
+            for label, syn in q.values.items()]
+
+
+def _base_qualifier_words(schema: Schema) -> dict[str, frozenset[str]]:
+    return {q: frozenset(w.lower() for label, syn in spec.values.items()
+                         for text in (label, *syn) for w in re.findall(r"[A-Za-z]+", text))
+            for q, spec in schema.qualifiers.items()}
+
+
+def _spec(schema: Schema, raw: RawClaim):
+    for tname, etype in schema.types.items():
+        if raw.subject_type and type_key(tname) != type_key(raw.subject_type):
+            continue
+        spec = etype.attributes.get(raw.attribute)
+        if spec is not None:
+            return spec
+    return None
+
+
+# what follows a qualifier's value in prose that states it ("Enterprise customers", "P1
+# tickets", "Gold-tier accounts"), or leads it ("in EMEA", "for Enterprise")
+_QUALIFIER_SHAPE = re.compile(
+    rf"^(?:[- ](?:plan|tier|level|package|priority|severity))?\s*(?:{_SEGMENT_NOUN}|tickets?|"
+    r"incidents?|issues?|cases?|requests?|orders?|deals?|contracts?)\b", re.IGNORECASE)
+_SHAPE_WORD = re.compile(rf"[\s-](?:plan|tier|level|{_SEGMENT_NOUN})$", re.IGNORECASE)
+_QUALIFIER_LEAD = re.compile(r"\b(?:in|for|across|within)\s+(?:the\s+)?$", re.IGNORECASE)
+_NUMBER_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                          r"twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+                          r"hundred)\b", re.IGNORECASE)
+
+
+_WORDS: dict[int, tuple[object, frozenset[str]]] = {}
+
+
+def _all_words(by_type) -> frozenset[str]:
+    got = _WORDS.get(id(by_type))
+    if got is not None and got[0] is by_type:
+        return got[1]
+    words = frozenset(w for ks in by_type.values() for k in ks for w in k.words)
+    _WORDS.clear()
+    _WORDS[id(by_type)] = (by_type, words)
+    return words
+
+
+def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
+           stated: set[str]) -> RawClaim | None:
+    """A statement, or an unmapped fact (its surface name, "current firmware", names no
+    attribute), that shares a content word with exactly one typed attribute of the entity it
+    is about and holds one value of that attribute's type, states that attribute."""
+    fact = raw.kind == "fact"
+    text = _sentence_of(raw) if fact else raw.value
+    value_text = raw.value
+    if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
+        return None
+    if not any(t in _all_words(by_type) for t, _, _ in tokens(
+            raw.attribute if fact else text)):
+        return None  # no word of any typed attribute: no need to look for entities
+    names = list(named(text))
+    spans = [(s, e) for s, e, _ in names]
+    if fact:
+        # the surface name says which attribute: its words, not the whole sentence's
+        words = {t for t, _, _ in tokens(raw.attribute)}
+    else:
+        words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
+    types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
+    if fact and any(k.ref.name == raw.attribute for t in types
+                    for k in by_type.get(type_key(t), ())):
+        return None  # its own name is an attribute: linking maps it by name
+    for etype in types:
+        best: list[tuple[int, _Known, str]] = []
+        for k in by_type.get(type_key(etype), ()):
+            if etype == own_type and k.ref.name in stated:
+                continue  # the record's own field states it
+            shared = len(k.words & words)
+            if shared and (v := _one_value(value_text, k.ref)) is not None:
+                best.append((shared, k, v))
+        if not best:
+            continue
+        top = max(n for n, _, _ in best)
+        fitting = [(k, v) for n, k, v in best if n == top]
+        if len(fitting) != 1:
+            continue
+        k, v = fitting[0]
+        quals = _qualifiers(text, k.ref, schema, segments)
+        if quals is None:
+            return None
+        return RawClaim(attribute=k.ref.name, value=v, kind="fact", quote=raw.quote,
+                        span=raw.span, subject_phrase=text, mapped=True,
+                        qualifiers=quals, subject_type=k.ref.entity_type)
+    return None
+    names = list(named(text))
+    spans = [(s, e) for s, e, _ in names]
+    words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
+    types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
+    for etype in types:
+        best: list[tuple[int, _Known]] = []
+        for k in by_type.get(type_key(etype), ()):
+            if etype == own_type and k.ref.name in stated:
+                continue  # the record's own field states it
+            shared = len(k.words & words)
+            if shared:
+                best.append((shared, k))
+        if not best:
+            continue
+        best.sort(key=lambda x: -x[0])
+        top = [k for n, k in best if n == best[0][0]]
+        fitting = [k for k in top if _one_value(text, k.ref) is not None]
+        if len(fitting) != 1:
+            continue
+        k = fitting[0]
+        v = _one_value(text, k.ref)
+        quals = _qualifiers(text, k.ref, schema, segments)
+        if quals is None:
+            return None
+        return RawClaim(attribute=k.ref.name, value=v, kind="fact", quote=raw.quote,
+                        span=raw.span, subject_phrase=text, mapped=True,
+                        qualifiers=quals, subject_type=k.ref.entity_type)
+    return None
+
+
+_SHAPED_VALUE = re.compile(r"(?<![\w.:])(?:v?\d+(?:\.\d+){2,3}|\d{1,2}:\d{2}(?:\s?[-–]\s?\d{1,2}:\d{2})?)"
+                           r"(?![\w:]|\.\d)")
+
+
+def _one_value(text: str, ref: AttrRef) -> str | None:
+    if ref.spec.type == "text":
+        # an induced text attribute is one of shaped values: the one such value is its
+        shaped = {m.group() for m in _SHAPED_VALUE.finditer(text)}
+        return next(iter(shaped)) if len(shaped) == 1 else None
+    found = [f for f in _values(None, ref, text, 0)  # type: ignore[arg-type]
+             if ref.spec.type != "number" or any(ch.isdigit() for ch in f.text)]
+    distinct = {f.text for f in found}
+    return found[0].text if len(distinct) == 1 else None
+
+
+def _qualifiers(text: str, ref: AttrRef, schema: Schema, segments
+                ) -> tuple[tuple[str, str], ...] | None:
+    """The sentence's qualifiers of ``ref``; None when it names a segment it cannot be
+    read as stating one value for (two segments, or a segment word in no segment shape):
+    an unqualified reading would contradict the segments' own values."""
+    declared = set(ref.spec.qualifiers)
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    mentioned = {label for _, label, words in _segment_words(schema) if words & said}
+    if not declared:
+        return None if mentioned else ()
+    quals: dict[str, str] = {}
+    vocab = vocabulary(schema)
+    found = {(q, label) for q, label, _, _ in _segments_in(text, segments)}
+    seg_spans = [(s, e) for _, _, s, e in _segments_in(text, segments)]
+    for m in vocab.qualifier_matches(text):
+        if any(s <= m.start < e for s, e in seg_spans):
+            continue  # the corpus's own segment, read below
+        said = text[m.start:m.end]
+        if (not _QUALIFIER_SHAPE.match(text[m.end:]) and not _QUALIFIER_LEAD.search(
+                text[:m.start]) and not _SHAPE_WORD.search(said)):
+            # "Business travel", "a pro-rated refund": a qualifier's word in no qualifier's
+            # shape; the loose reading would guess what it qualifies, so it reads nothing
+            return None
+        for q, canon in m.targets:
+            if q in declared:
+                quals.setdefault(q, canon)
+    if len(found) > 1 or len(mentioned) > len(found):
+        return None
+    if len(found) == 1:
+        qname, label = next(iter(found))
+        words = {w.lower() for w in re.findall(r"[A-Za-z]+", label)}
+        base = _base_qualifier_words(schema)
+        for q in list(quals):
+            if any(w in base.get(q, frozenset()) for w in words):
+                del quals[q]
+        quals[qname] = label
+    return tuple(sorted(quals.items()))

@@ -146,6 +146,9 @@ _PHRASE = r"(?P<h>(?:[\w'-]+\s+){0,4}?[\w'-]+?)(?=\s+(?:" + _ENDS + r")\b|\s*[?.
 _HEADS = (
     re.compile(r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:the|a|an)\s+" + _PHRASE,
                re.I),
+    # "what's Luis Ferreira's phone number": the phrase after a possessive name
+    re.compile(r"\b(?i:what|which)(?i:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:[A-Z][\w-]*\s+){0,3}"
+               r"[A-Z][\w-]*'s\s+" + _PHRASE),
     re.compile(r"\b(?:what|which)\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b|can\b|"
                r"should\b|would\b|will\b|has\b|have\b)" + _PHRASE, re.I),
     re.compile(r"\bhow\s+(?:many|much)\s+(?!is\b|are\b|does\b|do\b|did\b|was\b|were\b|can\b)"
@@ -154,6 +157,31 @@ _HEADS = (
 )
 _CAPITAL = re.compile(r"(?<![\w'-])([A-Z][^\W_]*)")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\"\s*)$")
+
+
+def asked_scope(question: str, stopwords: frozenset[str]) -> list[str]:
+    """What a preposition after the asked phrase restricts it to ("the product manager *for
+    the mobile apps*", "the warranty *on spare batteries*"), stop words dropped; [] when the
+    asked phrase is not restricted."""
+    for pattern in _HEADS:
+        m = pattern.search(question)
+        if m and [w for w in m.group("h").lower().split() if w not in stopwords]:
+            words: list[str] = []
+            rest = _WORD.findall(question[m.end("h"):])
+            if rest and rest[0].lower() in _SCOPE_PREPOSITIONS:
+                for w in rest[1:7]:
+                    if w.lower() in _DETERMINERS:
+                        continue
+                    if w.lower() in _PREPOSITIONS or re.fullmatch(_ENDS, w.lower()):
+                        break
+                    words.append(w)
+            return [w for w in (x.lower().removesuffix("'s") for x in words)
+                    if w not in stopwords]
+    return []
+
+
+_SCOPE_PREPOSITIONS = frozenset("for of on at in".split())
+_DETERMINERS = frozenset("the a an our its their your this that these those".split())
 
 
 def asked_head(question: str, stopwords: frozenset[str]) -> list[str]:

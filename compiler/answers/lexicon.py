@@ -81,4 +81,7 @@ PHRASES = (
                 r"(?:manufacturing\s+)?(?:defects?|faults?|failures?|breakdowns?)\b", re.I),
      "under warranty"),
     (re.compile(r"\b(?:defect|fault)\s+(?:cover|coverage|protection)\b", re.I), "warranty"),
+    # who holds a contract, an account or a plan is a customer ("Platinum contract holders")
+    (re.compile(r"\b(?:contract|account|plan|policy|subscription|licen[cs]e)[- ]?holders?\b",
+                re.I), "customers"),
 )

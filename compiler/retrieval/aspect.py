@@ -144,6 +144,23 @@ class AspectMatcher:
         return (names_an_agent(claim.attribute, self._schema_words_of(claim))
                 or value_names_an_agent(claim.value))
 
+    def _off_scope_of(self, claim: Claim, page: _PageDoc, entity: set[str], covered) -> list[str]:
+        """The words restricting the asked phrase ("the product manager *for the mobile
+        apps*", "the warranty *on spare batteries*") that neither the claim nor anything on its
+        page says, but that the wiki uses elsewhere: the question asks about another scope than
+        the claim's, which the wiki's words only seem to match. A word the wiki never uses is a
+        paraphrase it cannot judge; a bare kind of someone ("which *team*") is judged by who the
+        claim names; an identifier ("SUP-102") is a name, judged by the name checks."""
+        df_of = getattr(self, "_df_of", None)
+        if df_of is None:
+            return []
+        off = [t for t in getattr(self, "_scope", ())
+               if t not in entity and t not in _KIND_KEYS and t not in _AGENT_KIND_KEYS
+               and t.isalpha() and not covered(t)
+               and not any(_tf(c, t) for c in (page.title, page.attribute, page.value, page.text))
+               and (df_of("page", t) or df_of("record", t))]
+        return off
+
     def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
                 weight: dict[str, float], entity: set[str],
                 wanted: re.Pattern | None, page: _PageDoc | None = None,
@@ -227,6 +244,9 @@ class AspectMatcher:
         if self._asks_who and not statement and claim.kind != "reference" \
                 and not self._names_someone(claim):
             return None  # "who manages the account" is not answered by its city
+        if page is not None and not statement and self._off_scope_of(
+                claim, page, entity, covered):
+            return None
         # a sentence of prose shares words with many questions by chance: it answers only
         # when it covers most of what is asked
         need = MIN_ASPECT_STATEMENT if statement else MIN_ASPECT

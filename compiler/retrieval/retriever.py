@@ -7,8 +7,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..answers.coverage import (asked_head, head_phrase, keyword_query, measured_subject,
-                                names_an_agent, names_in, unknown_names, wiki_schema_groups)
+from ..answers.coverage import (asked_head, asked_scope, head_phrase, keyword_query,
+                                measured_subject, names_an_agent, names_in, unknown_names,
+                                wiki_schema_groups)
 from ..models import Claim, Principal
 from ..state import State
 from . import scoring
@@ -70,6 +71,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._named: set[str] = set()
         self._asks_who = False
         self._asked_pages: set[str] = set()
+        self._scope: list[str] = []
         # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
         self.schema_words = wiki_schema_groups(_schema_page(state))
 
@@ -322,6 +324,8 @@ class Retriever(CandidateIndex, AspectMatcher):
         while len(phrase) > 1 and phrase[-1] in GENERIC_HEADS:
             phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
         noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
+        self._scope = ([] if keyword_query(question) else
+                       [key(w) for w in asked_scope(_rewrite(question), STOPWORDS | FRAME_WORDS)])
         # the names the question uses must be on the answer's page or a page it links:
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
         names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))

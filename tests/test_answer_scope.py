@@ -1,0 +1,131 @@
+"""A question about another scope than the wiki's words seem to match is not answered
+(compiler/retrieval/aspect.py, compiler/answers/coverage.py; issue 21, fourth round): what a
+preposition restricts the asked phrase to ("the shelf life *of frozen dough*") must be said by
+the claim or its page when the wiki uses the word elsewhere; a possessive name's attribute
+("What's Ana Ruiz's *phone* number") is the asked phrase, so her owner id does not answer.
+
+The corpus is invented here (a bakery chain nobody tuned on)."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.answers.ask import ask
+from compiler.answers.coverage import asked_head, asked_scope
+from compiler.build import compile_wiki, wiki_state
+from compiler.retrieval import retrieve
+from compiler.retrieval.text import FRAME_WORDS, STOPWORDS
+
+PAGES = {
+    "ana.md": """---
+title: Ana Ruiz
+type: contact
+---
+
+# Ana Ruiz
+
+Job title: Store Manager
+Owner id: 55120934
+""",
+    "pablo.md": """---
+title: Pablo Serra
+type: contact
+---
+
+# Pablo Serra
+
+Job title: Head Baker
+Phone: +34 600 111 222
+""",
+    "loaf.md": """---
+title: Sourdough Loaf
+type: product
+---
+
+# Sourdough Loaf
+
+Price: EUR 4
+Shelf life: 3 days
+Category lead: Lucia Vidal
+""",
+    "depot.md": """---
+title: Gracia Depot
+type: site
+---
+
+# Gracia Depot
+
+Frozen storage: -18 °C
+Tablet kiosks: 4
+Opening hours: 06:00-14:00
+""",
+    "refunds.md": """---
+title: Catering Refund Policy
+type: policy
+---
+
+# Catering Refund Policy
+
+Refund deadline for Gold customers: 14 days
+Refund deadline for Basic customers: 7 days
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    root = tmp_path_factory.mktemp("bakery")
+    corpus = root / "corpus"
+    (corpus / "wiki").mkdir(parents=True)
+    (corpus / "sources.yaml").write_text(
+        "tenant: bakery\nsources:\n  - path: wiki\n    system: markdown\n"
+        "    instance: intranet\n", encoding="utf-8")
+    for name, text in PAGES.items():
+        (corpus / "wiki" / name).write_text(text, encoding="utf-8")
+    wiki = root / "wiki"
+    compile_wiki(corpus, wiki)
+    st = wiki_state(wiki)
+    yield st
+    st.close()
+
+
+def _answers(state, question: str, value: str) -> None:  # noqa: ANN001
+    result = ask(state, question, None, "offline")
+    assert result.found, question
+    assert value in result.text(), (question, result.text())
+
+
+def _abstains(state, question: str) -> None:  # noqa: ANN001
+    assert not retrieve(state, question, None).answerable, question
+    assert not ask(state, question, None, "offline").found, question
+
+
+def test_the_asked_phrase_after_a_possessive_name() -> None:
+    words = STOPWORDS | FRAME_WORDS
+    assert asked_head("What's Ana Ruiz's phone number?", words) == ["phone", "number"]
+    assert asked_scope("What is the shelf life of frozen dough?", words) == ["frozen", "dough"]
+    assert asked_scope("Who is the category lead for the tablet kiosks?",
+                       words) == ["tablet", "kiosks"]
+    assert asked_scope("What is the shelf life?", words) == []
+
+
+@pytest.mark.parametrize("question", [
+    # her page has an owner id, not a phone: a number, but not the asked one
+    "What's Ana Ruiz's phone number?",
+    # "frozen" and "tablet" are the depot's words, not the loaf's: another scope
+    "What is the shelf life of frozen dough?",
+    "Who is the category lead for the tablet kiosks?",
+])
+def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> None:  # noqa: ANN001
+    _abstains(state, question)
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("What's Pablo Serra's phone number?", "+34 600 111 222"),
+    ("What is the shelf life of the Sourdough Loaf?", "3 days"),
+    ("Who is the category lead for the Sourdough Loaf?", "Lucia Vidal"),
+    # who holds a contract is a customer
+    ("What is the refund deadline for Gold contract holders?", "14 days"),
+])
+def test_the_claims_own_scope_is_answered(state, question: str, value: str) -> None:  # noqa: ANN001
+    _answers(state, question, value)

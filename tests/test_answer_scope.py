@@ -59,6 +59,34 @@ Frozen storage: -18 °C
 Tablet kiosks: 4
 Opening hours: 06:00-14:00
 """,
+    "directory.md": """---
+title: Staff Directory
+type: topic
+---
+
+# Staff Directory
+
+Crumb and Co has 95 employees; the bakery school is in Valencia, with a second kitchen in Girona.
+""",
+    "oven.md": """---
+title: Deck Oven Line
+type: product
+---
+
+# Deck Oven Line
+
+Warranty period: 5 years
+Installed at: [[Gracia Depot]]
+""",
+    "ovens-girona.md": """---
+title: Girona Kitchen Notes
+type: topic
+---
+
+# Girona Kitchen Notes
+
+The Girona kitchen bakes for the [[Deck Oven Line]] trials.
+""",
     "refunds.md": """---
 title: Catering Refund Policy
 type: policy
@@ -109,12 +137,29 @@ def test_the_asked_phrase_after_a_possessive_name() -> None:
     assert asked_scope("What is the shelf life?", words) == []
 
 
+def test_the_value_clause_of_a_prose_quote() -> None:
+    from types import SimpleNamespace
+
+    from compiler.retrieval.aspect import value_clause
+
+    def claim(value: str, quote: str):  # noqa: ANN202 - the two fields value_clause reads
+        return SimpleNamespace(value=value, quote=quote)
+    prose = "Crumb and Co has 95 employees; the bakery school is in Valencia."
+    assert value_clause(claim("95", prose)) == "Crumb and Co has 95 employees"
+    row = "Data category: Orders; Retention period: 3 years"
+    assert value_clause(claim("3 years", row)) == row  # a table row's cells belong together
+
+
 @pytest.mark.parametrize("question", [
     # her page has an owner id, not a phone: a number, but not the asked one
     "What's Ana Ruiz's phone number?",
     # "frozen" and "tablet" are the depot's words, not the loaf's: another scope
     "What is the shelf life of frozen dough?",
     "Who is the category lead for the tablet kiosks?",
+    # 95 is the whole firm's headcount; Girona is in another clause of its sentence
+    "How many people work in the Girona kitchen?",
+    # Girona is on a page that links to the oven line, not on the oven's page nor one it links
+    "What is the warranty period of the ovens in Girona?",
 ])
 def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> None:  # noqa: ANN001
     _abstains(state, question)
@@ -123,6 +168,8 @@ def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> 
 @pytest.mark.parametrize(("question", "value"), [
     ("What's Pablo Serra's phone number?", "+34 600 111 222"),
     ("What is the shelf life of the Sourdough Loaf?", "3 days"),
+    ("How many employees does Crumb and Co have?", "95"),
+    ("What is the warranty period of the Deck Oven Line?", "5 years"),
     ("Who is the category lead for the Sourdough Loaf?", "Lucia Vidal"),
     # who holds a contract is a customer
     ("What is the refund deadline for Gold contract holders?", "14 days"),

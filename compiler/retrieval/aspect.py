@@ -110,6 +110,24 @@ AGENT_KINDS = frozenset("""person people department team group company firm orga
 _AGENT_KIND_KEYS = frozenset(key(w) for w in AGENT_KINDS)
 
 
+_CELL = re.compile(r"^[^:;.]{1,40}:")  # "Expense: Ground transport; Limit: …", a table's row
+_CLAUSE_END = re.compile(r";\s+|(?<=[a-z)])\.\s+(?=[A-Z])")
+
+
+def value_clause(claim: Claim) -> str:
+    """The clause of a prose quote that states the claim's value: "Kestrel has 184 employees;
+    a second office is in Toronto" says the 184 of the whole firm, not of the Toronto office.
+    A table row's cells ("Data category: …; Retention period: 3 years") belong together, and a
+    quote whose clauses do not show the value is kept whole."""
+    quote = claim.quote or ""
+    if _CELL.match(quote) or not _CLAUSE_END.search(quote):
+        return quote
+    value = re.sub(r"\s+", " ", claim.value.strip().lower())
+    parts = [p for p in _CLAUSE_END.split(quote)
+             if value and value in re.sub(r"\s+", " ", p.lower())]
+    return " ".join(parts) if parts else quote
+
+
 class AspectMatcher:
     """The claim-side checks of a :class:`compiler.retrieval.Retriever` (``schema_words``: the
     wiki's merged schema vocabulary; ``_asks_who``, ``_counting``, ``_measured``,
@@ -151,15 +169,22 @@ class AspectMatcher:
         the claim's, which the wiki's words only seem to match. A word the wiki never uses is a
         paraphrase it cannot judge; a bare kind of someone ("which *team*") is judged by who the
         claim names; an identifier ("SUP-102") is a name, judged by the name checks."""
+        return self._off_page([t for t in getattr(self, "_scope", ()) if t not in entity],
+                              page, covered)
+
+    def _off_page(self, words: Sequence[str], page: _PageDoc, covered) -> list[str]:
+        """The words neither the claim covers nor its page says that the wiki uses elsewhere
+        (a word it never uses is a paraphrase it cannot judge; a bare kind of someone, "which
+        *team*", is judged by who the claim names; an identifier, "SUP-102", by the name
+        checks)."""
         df_of = getattr(self, "_df_of", None)
         if df_of is None:
             return []
-        off = [t for t in getattr(self, "_scope", ())
-               if t not in entity and t not in _KIND_KEYS and t not in _AGENT_KIND_KEYS
-               and t.isalpha() and not covered(t)
-               and not any(_tf(c, t) for c in (page.title, page.attribute, page.value, page.text))
-               and (df_of("page", t) or df_of("record", t))]
-        return off
+        return [t for t in words
+                if t not in _KIND_KEYS and t not in _AGENT_KIND_KEYS and t.isalpha()
+                and not covered(t)
+                and not any(_tf(c, t) for c in (page.title, page.attribute, page.value, page.text))
+                and (df_of("page", t) or df_of("record", t))]
 
     def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
                 weight: dict[str, float], entity: set[str],
@@ -175,7 +200,7 @@ class AspectMatcher:
         if not statement:
             # the attribute with its qualifiers and the source's own field name or label
             # ("Warranty_Months__c", "numberofemployees")
-            fields += [self._attribute_words(claim), Counter(stems(claim.quote))]
+            fields += [self._attribute_words(claim), Counter(stems(value_clause(claim)))]
         vocab = (attribute_vocabulary(claim.attribute, key, self.schema_words)
                  if not statement else frozenset())
 
@@ -244,6 +269,14 @@ class AspectMatcher:
         if self._asks_who and not statement and claim.kind != "reference" \
                 and not self._names_someone(claim):
             return None  # "who manages the account" is not answered by its city
+        if not statement and claim.quote:
+            # a name the question qualifies by, said in another clause of the claim's sentence
+            # than its value ("184 employees; … a second office in Toronto"), qualifies
+            # something else
+            clause, whole = set(stems(value_clause(claim))), set(stems(claim.quote))
+            if any(n in whole and n not in clause and not _tf(page.title if page else Counter(), n)
+                   and not fields[1][n] for n in getattr(self, "_names_asked", ())):
+                return None
         if page is not None and not statement and self._off_scope_of(
                 claim, page, entity, covered):
             return None

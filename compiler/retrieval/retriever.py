@@ -72,6 +72,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._asks_who = False
         self._asked_pages: set[str] = set()
         self._scope: list[str] = []
+        self._names_asked: list[str] = []
         # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
         self.schema_words = wiki_schema_groups(_schema_page(state))
 
@@ -330,9 +331,12 @@ class Retriever(CandidateIndex, AspectMatcher):
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
         names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
                  if k not in entity_words]
+        self._names_asked = names
         for e in evid:
             eid = e.claim.subject
-            near_pages = [docs[eid], *(docs[o] for o in q.links.get(eid, ()) if o in docs)]
+            # the answer's page, what the claim links to, and the pages the question names
+            near_pages = [docs[eid], *(docs[o] for o in sorted(
+                {m.entity for m in e.claim.mentions} | q.named) if o in docs)]
             if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
                            for d in near_pages) for n in names):
                 continue

@@ -135,6 +135,8 @@ def test_the_asked_phrase_after_a_possessive_name() -> None:
     assert asked_scope("Who is the category lead for the tablet kiosks?",
                        words) == ["tablet", "kiosks"]
     assert asked_scope("What is the shelf life?", words) == []
+    assert asked_scope("How long is the shelf life for frozen loaves?",
+                       words) == ["frozen", "loaves"]
 
 
 def test_the_value_clause_of_a_prose_quote() -> None:
@@ -156,6 +158,7 @@ def test_the_value_clause_of_a_prose_quote() -> None:
     # "frozen" and "tablet" are the depot's words, not the loaf's: another scope
     "What is the shelf life of frozen dough?",
     "Who is the category lead for the tablet kiosks?",
+    "How long is the shelf life for frozen loaves?",
     # 95 is the whole firm's headcount; Girona is in another clause of its sentence
     "How many people work in the Girona kitchen?",
     # Girona is on a page that links to the oven line, not on the oven's page nor one it links
@@ -168,6 +171,7 @@ def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> 
 @pytest.mark.parametrize(("question", "value"), [
     ("What's Pablo Serra's phone number?", "+34 600 111 222"),
     ("What is the shelf life of the Sourdough Loaf?", "3 days"),
+    ("How long is the shelf life of the Sourdough Loaf?", "3 days"),
     ("How many employees does Crumb and Co have?", "95"),
     ("What is the warranty period of the Deck Oven Line?", "5 years"),
     ("Who is the category lead for the Sourdough Loaf?", "Lucia Vidal"),

@@ -162,7 +162,8 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\"\s*)$")
 def asked_scope(question: str, stopwords: frozenset[str]) -> list[str]:
     """What a preposition after the asked phrase restricts it to ("the product manager *for
     the mobile apps*", "the warranty *on spare batteries*"), stop words dropped; [] when the
-    asked phrase is not restricted."""
+    asked phrase is not restricted. A question without an asked phrase ("how long …") is
+    restricted by what "of", "for" or "on" says anywhere in it."""
     for pattern in _HEADS:
         m = pattern.search(question)
         if m and [w for w in m.group("h").lower().split() if w not in stopwords]:
@@ -177,7 +178,19 @@ def asked_scope(question: str, stopwords: frozenset[str]) -> list[str]:
                     words.append(w)
             return [w for w in (x.lower().removesuffix("'s") for x in words)
                     if w not in stopwords]
-    return []
+    # no asked phrase ("how long do we keep recordings *of live lessons*"): what "of",
+    # "for" or "on" restricts anywhere in the question ("in dollars" is a unit, not a scope)
+    words = []
+    toks = _WORD.findall(question)
+    for i, w in enumerate(toks):
+        if w.lower() in _SCOPE_PREPOSITIONS - {"in", "at"} and i > 0:
+            for x in toks[i + 1:i + 7]:
+                if x.lower() in _DETERMINERS:
+                    continue
+                if x.lower() in _PREPOSITIONS or re.fullmatch(_ENDS, x.lower()):
+                    break
+                words.append(x)
+    return [w for w in (x.lower().removesuffix("'s") for x in words) if w not in stopwords]
 
 
 _SCOPE_PREPOSITIONS = frozenset("for of on at in".split())

@@ -279,8 +279,16 @@ def names_in(question: str, stopwords: frozenset[str]) -> list[str]:
             continue
         if _acronym(word):
             continue  # "MDR class", "SKU", "SLA": an abbreviation of common words, not a name
+        if word.lower() in _CALENDAR:
+            continue  # "on November 9": a date, which a source may write 2026-11-09
         out.append(word)
     return out
+
+
+_CALENDAR = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday "
+    "friday saturday sunday".split())
 
 
 def unknown_names(question: str, known: Callable[[str], bool],

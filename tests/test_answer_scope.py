@@ -104,6 +104,7 @@ type: policy
 
 # Catering Refund Policy
 
+Owner: Finance Team
 Refund deadline for Gold customers: 14 days
 Refund deadline for Basic customers: 7 days
 """,
@@ -169,6 +170,8 @@ def test_the_value_clause_of_a_prose_quote() -> None:
     "What is the shelf life of frozen dough?",
     "Who is the category lead for the tablet kiosks?",
     "How long is the shelf life for frozen loaves?",
+    # an owner is not who approves: another verb than one anyone in charge does
+    "Who approves catering refunds for Gold customers?",
     # 95 is the whole firm's headcount; Girona is in another clause of its sentence
     "How many people work in the Girona kitchen?",
     # Girona is on a page that links to the oven line, not on the oven's page nor one it links
@@ -187,6 +190,7 @@ def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> 
     ("Who is the category lead for the Sourdough Loaf?", "Lucia Vidal"),
     # a month is a date, not a name the wiki lacks (its sources write 2026-11-09)
     ("What was the duration of the oven outage on November 9?", "2 hours"),
+    ("Who owns the Catering Refund Policy?", "Finance Team"),
     # who holds a contract is a customer
     ("What is the refund deadline for Gold contract holders?", "14 days"),
 ])

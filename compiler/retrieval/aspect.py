@@ -15,7 +15,8 @@ from ..schema.keys import attr_key
 from .answer_types import (_CLOCK, _MONEY, AGENT_TYPES, _shaped)
 from .scoring import (MIN_ASPECT, MIN_ASPECT_STATEMENT, PAGE_CONTEXT, _Attribute,
                       _attribute_counter, _PageDoc, _tf, attribute_text)
-from .text import _KIND_KEYS, ATTRIBUTE_SYNONYMS, SYNONYM_WEIGHT, SYNONYMS, key, stems, tokens
+from .text import (_KIND_KEYS, ATTRIBUTE_SYNONYMS, STOPWORDS, SYNONYM_WEIGHT, SYNONYMS, key,
+                   stems, tokens)
 from ..answers.coverage import digits as _digits
 
 # nouns that name the role of an answer, not its content: the word before them is the head
@@ -108,6 +109,28 @@ AGENT_KINDS = frozenset("""person people department team group company firm orga
     organization vendor supplier provider partner contractor carrier courier agency bank insurer
     colleague employee""".split())
 _AGENT_KIND_KEYS = frozenset(key(w) for w in AGENT_KINDS)
+
+
+# "who <verb>s …": a verb any one in charge does ("who runs / owns / looks after the account")
+# is answered by whoever the claim names; another verb ("who *approves* travel claims") must
+# be the claim's own
+_WHO_VERB = re.compile(r"\bwho\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|can\b|will\b|"
+                       r"should\b|would\b|must\b|has\b|have\b|had\b|may\b|could\b)([a-z]+)",
+                       re.I)
+_IN_CHARGE = frozenset(key(w) for w in (
+    "own owns owned manage manages managed run runs lead leads led head heads handle handles "
+    "look looks oversee oversees supervise supervises cover covers deal deals work works "
+    "take takes sell sells serve serves support supports").split())
+
+
+def who_verb(question: str) -> str:
+    """The key of the verb of a "who <verb>s …" question, "" when it is one any one in charge
+    does or there is none."""
+    m = _WHO_VERB.search(question)
+    if not m:
+        return ""
+    k = key(m.group(1))
+    return "" if k in _IN_CHARGE or k in STOPWORDS else k
 
 
 _CELL = re.compile(r"^[^:;.]{1,40}:")  # "Expense: Ground transport; Limit: …", a table's row
@@ -269,6 +292,9 @@ class AspectMatcher:
         if self._asks_who and not statement and claim.kind != "reference" \
                 and not self._names_someone(claim):
             return None  # "who manages the account" is not answered by its city
+        verb = getattr(self, "_who_verb", "")
+        if verb and not statement and not covered(verb):
+            return None  # "who approves travel claims" is not answered by the policy's owner
         if not statement and claim.quote:
             # a name the question qualifies by, said in another clause of the claim's sentence
             # than its value ("184 employees; … a second office in Toronto"), qualifies

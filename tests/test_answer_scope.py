@@ -57,6 +57,8 @@ type: site
 
 Frozen storage: -18 °C
 Tablet kiosks: 4
+Delivery vans: 12
+Average van age: 3.5 years
 Opening hours: 06:00-14:00
 """,
     "directory.md": """---
@@ -172,6 +174,8 @@ def test_the_value_clause_of_a_prose_quote() -> None:
     "How long is the shelf life for frozen loaves?",
     # an owner is not who approves: another verb than one anyone in charge does
     "Who approves catering refunds for Gold customers?",
+    # one extreme member is not the average of all, nor their count
+    "How old is the oldest delivery van at the Gracia Depot?",
     # 95 is the whole firm's headcount; Girona is in another clause of its sentence
     "How many people work in the Girona kitchen?",
     # Girona is on a page that links to the oven line, not on the oven's page nor one it links
@@ -191,6 +195,7 @@ def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> 
     # a month is a date, not a name the wiki lacks (its sources write 2026-11-09)
     ("What was the duration of the oven outage on November 9?", "2 hours"),
     ("Who owns the Catering Refund Policy?", "Finance Team"),
+    ("What is the average van age at the Gracia Depot?", "3.5 years"),
     # who holds a contract is a customer
     ("What is the refund deadline for Gold contract holders?", "14 days"),
 ])

@@ -23,7 +23,7 @@ _MONEY = re.compile(r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|chf|sek|dollars?|euros
 
 # what kind of value a question asks for, and how such a value looks
 _TYPES = (
-    (re.compile(r"\bhow (long|quickly|soon|fast|often)\b|\bwithin how\b|\bhow many "
+    (re.compile(r"\bhow (long|quickly|soon|fast|often|old)\b|\bwithin how\b|\bhow many "
                 r"(seconds|minutes|hours|days|weeks|months|years)\b", re.I),
      re.compile(r"\d\s*(?:[a-z]+\s+)?(second|minute|min|hour|hr|day|week|month|year)s?\b|"
                 r"\d+x\d+", re.I)),

@@ -133,6 +133,14 @@ def who_verb(question: str) -> str:
     return "" if k in _IN_CHARGE or k in STOPWORDS else k
 
 
+# a question about one extreme member ("the *oldest* truck") is not answered by an aggregate
+# over all of them ("average truck age", "total headcount")
+SUPERLATIVE = re.compile(r"\b(?:oldest|newest|youngest|largest|biggest|smallest|highest|lowest|"
+                         r"longest|shortest|cheapest|fastest|slowest|heaviest|lightest|"
+                         r"most\s+expensive|least\s+expensive)\b", re.I)
+_AGGREGATE = re.compile(r"\b(?:average|avg|mean|median|typical|total|overall)\b", re.I)
+
+
 _CELL = re.compile(r"^[^:;.]{1,40}:")  # "Expense: Ground transport; Limit: …", a table's row
 _CLAUSE_END = re.compile(r";\s+|(?<=[a-z)])\.\s+(?=[A-Z])")
 
@@ -292,6 +300,9 @@ class AspectMatcher:
         if self._asks_who and not statement and claim.kind != "reference" \
                 and not self._names_someone(claim):
             return None  # "who manages the account" is not answered by its city
+        if getattr(self, "_superlative", False) and not statement and _AGGREGATE.search(
+                attribute_text(claim)):
+            return None  # "the oldest truck" is one truck, not the fleet's average age
         verb = getattr(self, "_who_verb", "")
         if verb and not statement and not covered(verb):
             return None  # "who approves travel claims" is not answered by the policy's owner

@@ -15,7 +15,7 @@ from ..state import State
 from . import scoring
 from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
                            answer_type)
-from .aspect import (GENERIC_HEADS, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
+from .aspect import (GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .candidates import CandidateIndex, _schema_page
 from .clauses import _ANAPHOR, _interleave, split_question
@@ -73,6 +73,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._asked_pages: set[str] = set()
         self._scope: list[str] = []
         self._who_verb = ""
+        self._superlative = False
         self._names_asked: list[str] = []
         # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
         self.schema_words = wiki_schema_groups(_schema_page(state))
@@ -327,6 +328,7 @@ class Retriever(CandidateIndex, AspectMatcher):
             phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
         noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
         self._who_verb = who_verb(_rewrite(question))
+        self._superlative = bool(SUPERLATIVE.search(question))
         self._scope = ([] if keyword_query(question) else
                        [key(w) for w in asked_scope(_rewrite(question), STOPWORDS | FRAME_WORDS)])
         # the names the question uses must be on the answer's page or a page it links:

@@ -110,7 +110,13 @@ def _declared(raw: RawClaim, record: SourceRecord, subject: str, attribute: str,
             on, attribute)
     if mapped:
         return vocab.attribute(raw.subject_type or _type_of(subject), attribute)
-    return vocab.attribute_named(_type_of(subject), attribute)
+    d = vocab.attribute_named(_type_of(subject), attribute)
+    if d is None and (alias := vocab.attribute(_type_of(subject), attribute)) is not None \
+            and alias.spec.induced:
+        # a second prose name induction found to be the same fact ("battery life" of
+        # "battery runtime", compiler/schema/induce.py): whole name against whole name
+        d = alias
+    return d
 
 
 _COUNTED = re.compile(r"^(\d[\d,.]*)\s+([a-z][a-z -]*[a-z])$")

@@ -46,6 +46,7 @@ from typing import Any
 from .index import Vocabulary, vocabulary
 from .keys import attr_key, type_key, value_key
 from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
+from ..text import _LEGAL_SUFFIXES
 from .values import format_number, parse_date, parse_number
 
 INDUCED_VERSION = "induce-4"  # bump when the rules change: the digest then changes too
@@ -746,6 +747,8 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
                 continue
             seen[name].add(rid)
             kinds[name][prose_kind(value) or ("text", None)] += 1
+            if about and about not in named and about.rsplit("-", 1)[-1] in _LEGAL_SUFFIXES:
+                about = about.rsplit("-", 1)[0]  # "Harbourview Clinics Ltd" is the account's
             types[name] |= named.get(about) or {r.entity_type}
             key = _fact_key(value)
             stated[name][about or r.entity.split("/", 1)[-1]].add(key)

@@ -303,6 +303,11 @@ def _walk(node: Any, out: list[str]) -> None:
     elif kind == "listItem":
         inner = adf_to_text({"content": node.get("content")})
         out.append("\n- " + inner + "\n")  # nested items keep their own "- " on later lines
+    elif kind == "taskItem":
+        # an action item keeps its checkbox, as Confluence storage task lists do (xhtml.py)
+        mark = {"DONE": "[x] ", "TODO": "[ ] "}.get(str(attrs.get("state")), "")
+        inner = adf_to_text({"content": node.get("content")})
+        out.append("\n- " + mark + inner + "\n")
     elif kind == "table":
         _adf_table(node, out)
     elif kind == "tableRow":

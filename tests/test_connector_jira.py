@@ -367,3 +367,15 @@ def test_sha256_stable_and_independent_of_origin() -> None:
     assert a.origin != b.origin and a.sha256 == b.sha256
     (c,) = _records(_parse({"issues": [_issue(description="Customer asked twice.")]}))
     assert c.sha256 != a.sha256
+
+
+def test_adf_task_items_keep_marker_and_state() -> None:
+    doc = {"type": "doc", "version": 1, "content": [
+        {"type": "paragraph", "content": [{"type": "text", "text": "Follow-ups"}]},
+        {"type": "taskList", "attrs": {"localId": "l1"}, "content": [
+            {"type": "taskItem", "attrs": {"localId": "t1", "state": "TODO"}, "content": [
+                {"type": "mention", "attrs": {"id": "712020:abc", "text": "@Noor Haddad"}},
+                {"type": "text", "text": " rotate the keys"}]},
+            {"type": "taskItem", "attrs": {"localId": "t2", "state": "DONE"}, "content": [
+                {"type": "text", "text": "revoke the token"}]}]}]}
+    assert adf_to_text(doc) == "Follow-ups\n- [ ] @Noor Haddad rotate the keys\n- [x] revoke the token"

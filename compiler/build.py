@@ -29,7 +29,7 @@ from typing import TypeVar
 
 
 from connectors.base import RecordError
-from connectors.loader import discover, load_manifest, read_input
+from connectors.loader import corpus_identity, discover, load_manifest, read_input
 
 from . import __version__
 from .okf import OKF_VERSION
@@ -977,7 +977,8 @@ def compile_wiki(
     if not src.is_dir():
         raise CompileError(f"{src}: corpus folder not found")
     try:  # before anything is written: whose folder is out?
-        guard(src, out, force_corpus=force_corpus, allow_foreign=allow_foreign_files)
+        guard(src, corpus_identity(src), out, force_corpus=force_corpus,
+              allow_foreign=allow_foreign_files)
     except FolderGuardError as exc:
         raise CompileError(str(exc)) from exc
     out.mkdir(parents=True, exist_ok=True)
@@ -988,7 +989,7 @@ def compile_wiki(
                 full, extract_only)
         except ExtractionFailed as exc:  # model down or budget spent: already rolled back
             raise CompileError(str(exc)) from exc
-        remember_corpus(src, out)
+        remember_corpus(corpus_identity(src), out)
         return report
 
 

@@ -117,8 +117,8 @@ def child_burst(n: int, events: int, root: Path, order: str) -> dict[str, Any]:
     from compiler.settings import FolioSettings
     from connectors.bus.base import Topics
     from connectors.bus.memory import InProcessBus
-    from connectors.consumer import SiteConsumer
-    from connectors.event_settings import EventSettings
+    from pipelines.consumer import SiteConsumer
+    from compiler.event_settings import EventSettings
     from connectors.events import encode, record_event
     from connectors.site_corpus import SiteCorpus
 

@@ -27,7 +27,7 @@ from .statement import (
     statement_bytes,
 )
 from .state_check import StateCheck, check_served
-from .verify import Trust, VerifyError, current_sources, verify_bundle_bytes
+from .verify import SourcesNow, Trust, VerifyError, verify_bundle_bytes
 
 ANSWERS_DIR = ".answers"
 _ID_LEN = 20
@@ -185,16 +185,16 @@ def load_answer(wiki: Path, rid: str, trust: Trust) -> AnswerStatement:
 
 
 def audit(wiki: Path, state: State, rid: str, trust: Trust,
-          sources: Path | None = None) -> AuditReport:
+          sources: SourcesNow | None = None) -> AuditReport:
     """Each cited claim against the signed DBOM of its page now (the page pinned by the signed
     index root), never against the unsigned state; sources against the DBOM's resolved
-    dependencies, or against the corpus as it is now (``sources``)."""
+    dependencies, or against the corpus's records as they are now (``sources``, read by
+    :func:`connectors.loader.current_sources`)."""
     stmt = load_answer(wiki, rid, trust)
     p = stmt.predicate
     check = StateCheck(wiki, state, trust)
     # the audit reads signed files only, but refuses a wiki whose state contradicts them
     check_served(wiki, state, trust, {c.page for c in p.citations}, check)
-    corpus = current_sources(sources) if sources is not None else None
     trace = []
     for c in p.citations:
         page_stmt = check.page_statement(c.page)  # raises when the root or its bundle fails
@@ -220,7 +220,7 @@ def audit(wiki: Path, state: State, rid: str, trust: Trust,
                          else "changed")
             deps = {d.name: (d.annotations.version, d.digest.get("sha256", ""))
                     for d in page_stmt.predicate.build_definition.resolved_dependencies}
-        now = corpus if corpus is not None else deps
+        now = sources if sources is not None else deps
         cur = now.get(c.source.key)
         src_flag: Flag = ("deleted" if cur is None else
                           "unchanged" if cur[1] == c.source.sha256 else "changed")

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..atomic import write_atomic
 from ..canonical import canonical_json, sha256_hex
-from ..query import Answer
 from ..settings import FolioSettings
 from ..state import State
 from .attest import signer_from_settings
@@ -31,6 +30,19 @@ from .verify import SourcesNow, Trust, VerifyError, verify_bundle_bytes
 
 ANSWERS_DIR = ".answers"
 _ID_LEN = 20
+
+
+class AttestableAnswer(Protocol):
+    """What an answer record is made of: a ``query`` answer or an ``ask`` answer both are one
+    (provenance signs answers; it does not depend on how they are found)."""
+
+    question: str
+    found: bool
+    principal: str | None
+
+    def cited_claims(self) -> list[tuple[str, str]]: ...
+
+    def text(self) -> str: ...
 
 
 class _Model(BaseModel):
@@ -80,10 +92,9 @@ class AuditError(ValueError):
     pass
 
 
-def answer_statement(state: State, wiki: Path, result: Answer, settings: FolioSettings,
-                     now: datetime | None = None) -> AnswerStatement:
-    """``result``: a ``query`` :class:`Answer` or an ``ask`` answer (anything with
-    ``cited_claims()``, ``text()``, ``question``, ``found`` and ``principal``)."""
+def answer_statement(state: State, wiki: Path, result: AttestableAnswer,
+                     settings: FolioSettings, now: datetime | None = None) -> AnswerStatement:
+    """``result``: a ``query`` :class:`~compiler.query.Answer` or an ``ask`` answer."""
     pairs = result.cited_claims()
     claims = state.claims_by_ids([cid for cid, _ in pairs])
     cited: list[CitedClaim] = []
@@ -116,7 +127,7 @@ def record_id(payload: bytes) -> str:
     return sha256_hex(payload)[:_ID_LEN]
 
 
-def attest_answer(state: State, wiki: Path, result: Answer, settings: FolioSettings,
+def attest_answer(state: State, wiki: Path, result: AttestableAnswer, settings: FolioSettings,
                   now: datetime | None = None) -> str:
     """Sign and store the answer; returns its id (the digest prefix of the signed statement)."""
     signer = signer_from_settings(settings)

@@ -34,7 +34,7 @@ class _ClaimOwn(Claim):
 
 
 class _Provenance(BaseModel):
-    """The fields every claim of one record shares (``compiler.state.CLAIM_PROVENANCE``)."""
+    """The fields every claim of one record shares (``compiler.state_claims.CLAIM_PROVENANCE``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     source: SourceRef

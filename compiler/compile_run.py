@@ -12,7 +12,6 @@ resolve, render). Order of work, and why:
 7. index.md, log.md, SCHEMA.md; commit the state last, so a crash means "redo", never "half".
 """
 
-
 from __future__ import annotations
 
 import json

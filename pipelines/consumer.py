@@ -4,9 +4,9 @@ It stands in pipelines/, above both the connectors it reads and the compiler it 
 
 One batch at a time, in this order, which is what makes a crash at any point harmless:
 
-1. collect a batch (:func:`connectors.bus.batching.collect_batch`): open ``debounce_ms`` after its first event, so a
-   storm of edits to one record becomes one write and one compile, then growing only while
-   the bus holds a backlog;
+1. collect a batch (:func:`connectors.bus.batching.collect_batch`): open ``debounce_ms``
+   after its first event, so a storm of edits to one record becomes one write and one
+   compile, then growing only while the bus holds a backlog;
 2. decode every message; the ones that fail go to the dead-letter topic with the reason;
 3. keep the last event per key; write/delete the record files (atomic, fsynced, skipped when
    the bytes are already there);

@@ -7,7 +7,8 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
-from .common import ACCOUNT_POOL, Account, DEVICE_CLASSES, NOW, PEOPLE, PLANS, PRODUCT_POOL, Product, TENANT, _pg
+from .common import (ACCOUNT_POOL, Account, DEVICE_CLASSES, NOW, PEOPLE, PLANS, PRODUCT_POOL,
+                     Product, TENANT, _pg)
 from .lexicon import Lexicon
 from .phrasing import ENTITY_SHAPES, QUALIFIED_SHAPES, VERB_SHAPES, fill
 from .truth import Truth

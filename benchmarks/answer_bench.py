@@ -55,6 +55,7 @@ SETS = [
      REPO / "benchmarks" / "truth" / "northwind-questions-answers.yaml"),
     # written by another hand (the company generator's author): the independent measure
     (REPO / "examples" / "acme", REPO / "benchmarks" / "truth" / "acme-questions.yaml"),
+    (REPO / "benchmarks" / "corpora" / "kestrel", REPO / "benchmarks" / "truth" / "kestrel-questions.yaml"),  # written blind: the stand-in for the independent benchmark
 ]
 
 

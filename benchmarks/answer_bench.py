@@ -11,7 +11,7 @@ question, kind (single | multi | contested | restricted | unanswerable), princip
 one run and side by side:
 
 * retrieval recall@5: a gold page among the first 5 pages, for Folio's retrieval
-  (compiler/retrieval.py) and for a plain BM25 over the raw source documents (title, body and
+  (compiler/retrieval/) and for a plain BM25 over the raw source documents (title, body and
   fields of every record, no stems, no fields, no links; a record counts as its page);
 * answer correctness: every gold value appears in a kept sentence that cites a claim holding
   it, for ``ask`` offline and ``ask`` through the LLM path against a fake litellm provider
@@ -56,6 +56,7 @@ SETS = [
     # written by another hand (the company generator's author): the independent measure
     (REPO / "examples" / "acme", REPO / "benchmarks" / "truth" / "acme-questions.yaml"),
     (REPO / "benchmarks" / "corpora" / "kestrel", REPO / "benchmarks" / "truth" / "kestrel-questions.yaml"),  # written blind: the stand-in for the independent benchmark
+    (REPO / "benchmarks" / "corpora" / "larkspur", REPO / "benchmarks" / "truth" / "larkspur-questions.yaml"),  # written blind: a second stand-in for the independent benchmark
 ]
 
 
@@ -65,6 +66,10 @@ SETS = [
 HELDOUT = [
     (REPO / "benchmarks" / "corpora" / "northwind",
      REPO / "benchmarks" / "truth" / "heldout-northwind.yaml"),
+    # third round (answer types, missing attributes, paraphrase bridges): written before any
+    # of its changes, measured before and after, never tuned on
+    (REPO / "benchmarks" / "corpora" / "northwind",
+     REPO / "benchmarks" / "truth" / "heldout-northwind-2.yaml"),
 ]
 # generated companies by seed (no other question set uses these seeds): seed 31 for the first
 # abstention round; seeds 47 and 59 for the second (paraphrase bridging, asked aspect), both
@@ -75,6 +80,9 @@ HELDOUT_COMPANIES = [
     (47, REPO / "benchmarks" / "truth" / "heldout-corvane-seed47.yaml"),
     (59, REPO / "benchmarks" / "truth" / "heldout-corvane-seed59.yaml"),
     (71, REPO / "benchmarks" / "truth" / "heldout-corvane-seed71.yaml"),
+    # third round: written before any of its changes, measured before and after, never tuned on
+    (83, REPO / "benchmarks" / "truth" / "heldout-corvane-seed83.yaml"),
+    (97, REPO / "benchmarks" / "truth" / "heldout-corvane-seed97.yaml"),
 ]
 
 

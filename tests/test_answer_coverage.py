@@ -1,4 +1,4 @@
-"""Abstention from evidence coverage (compiler/answers/coverage.py, compiler/retrieval.py): a
+"""Abstention from evidence coverage (compiler/answers/coverage.py, compiler/retrieval/): a
 question is answered when a claim covers what it asks, not when it merely names the entity.
 
 The corpus is invented here (a bakery chain nobody tuned on); its questions share the entity's

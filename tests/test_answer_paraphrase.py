@@ -1,5 +1,5 @@
 """Paraphrase bridging and the asked aspect (compiler/answers/coverage.py, lexicon.py,
-compiler/retrieval.py; issue 21): a question in other words than the source's is answered
+compiler/retrieval/; issue 21): a question in other words than the source's is answered
 through the wiki's own schema (its corpus's ``schema.yaml`` phrases and value types), the
 records' field names and a small generic lexicon; a question whose words are all on the page
 but asks another aspect ("chamber *temperature*" of a page holding a chamber count) is not.

@@ -1,4 +1,4 @@
-"""Retrieval (compiler/retrieval.py): field-weighted BM25 over pages and claims, stems, alias
+"""Retrieval (compiler/retrieval/): field-weighted BM25 over pages and claims, stems, alias
 phrases, wikilink expansion, answer types, multi-clause questions and the abstention
 threshold, on the compiled Acme wiki and on the bench's second company."""
 
@@ -87,7 +87,7 @@ def test_a_two_clause_question_retrieves_both(state) -> None:  # noqa: ANN001
 def test_linked_pages_gain_from_their_neighbours(state, monkeypatch) -> None:  # noqa: ANN001
     q = "What is the restocking fee for returned Acme Edge gateways?"
     with_links = {p.page: p.score for p in retrieve(state, q, None, k_pages=20).pages}
-    monkeypatch.setattr(retrieval, "LINK_SHARE", 0.0)
+    monkeypatch.setattr(retrieval.scoring, "LINK_SHARE", 0.0)
     without = {p.page: p.score for p in retrieve(state, q, None, k_pages=20).pages}
     # the Return Policy links to Acme Edge and back: each gains from the other
     assert with_links["product/acme-edge"] > without["product/acme-edge"]
@@ -190,7 +190,7 @@ def test_a_qualifier_the_claims_carry_decides_a_near_miss() -> None:
     values: a question naming one of them is no near miss, one naming another value is."""
     from types import SimpleNamespace
 
-    from compiler.retrieval import _near_miss
+    from compiler.retrieval.aspect import _near_miss
 
     def claim(tier: str, value: str):  # noqa: ANN202
         return SimpleNamespace(kind="fact", attribute="return window", value=value,

@@ -71,6 +71,65 @@ def typed_as(shape: re.Pattern, value_type: str | None) -> bool:
     return bool(value_type) and value_type in _TYPED.get(id(shape), frozenset())
 
 
+# nouns that name someone (a person, a team, an organisation): an attribute whose head noun is
+# one of them answers "who" ("account *manager*", "escalation *contact*", "fuel card
+# *provider*"); any other text field of the page does not ("who manages the account" is not its
+# *city*, "who signed the pilot" not its *deal type*)
+AGENT_NOUNS = frozenset("""manager owner lead leader head chief director officer contact rep
+    representative agent handler assignee reporter requester author approver sponsor steward
+    supervisor coordinator administrator admin provider supplier vendor carrier courier partner
+    customer client team department group desk person people staff member employee signatory
+    signer buyer seller founder president chair chairperson ceo cfo cto coo ciso dpo
+    responsible maintainer champion custodian trustee guardian principal liaison consultant
+    engineer technician specialist analyst architect auditor inspector reviewer account
+    company firm organisation organization insurer insurance bank lender landlord tenant
+    contractor subcontractor distributor reseller manufacturer maker""".split())
+# "-er"/"-or"/"-ist"/"-ee" nouns that name things, not someone
+_NOT_AGENTS = frozenset("""number order filter center centre container parameter identifier
+    register quarter counter letter chapter trailer transfer header footer border marker barrier
+    sensor monitor motor meter error floor power water layer folder cover timer other winter
+    summer september october november december compressor processor connector adapter adaptor
+    router server printer scanner charger heater cooler freezer chiller blender mixer burner
+    boiler generator regulator indicator detector converter inverter voucher hamper poster
+    banner sticker tier diameter perimeter kilometer kilometre millimeter liter litre master
+    matter character factor vector sector color colour humour favour behaviour interior
+    exterior mirror spider paper leather feather weather shelter cluster pointer buffer""".split())
+_AGENT_SUFFIX = ("er", "or", "ist", "ee")
+
+
+def names_an_agent(attribute: str, vocabulary: Iterable[str] = ()) -> bool:
+    """The attribute names someone: its head noun (the last word) is a noun for a person, team
+    or organisation (by :data:`AGENT_NOUNS`, or an agent noun's ending: "claims *handler*",
+    "site *supervisor*"), or the schema's words for it make a passive agent phrase ("tended
+    *by*", "looked after *by*"). ``vocabulary``: the schema's words of the attribute."""
+    words = re.findall(r"[a-z]+", attribute.lower())
+    if not words:
+        return False
+    head = words[-1]
+    if head in AGENT_NOUNS or head.rstrip("s") in AGENT_NOUNS:
+        return True
+    if len(head) >= 6 and head.endswith(_AGENT_SUFFIX) and head not in _NOT_AGENTS:
+        return True
+    return "by" in set(vocabulary)
+
+
+# job titles and units a value may name someone by ("Discount above 35%: *CFO*", "*VP* of
+# Sales", "Account *executive*"); "customer", "partner" are left out: as values they are
+# categories ("Existing Customer - Upgrade")
+_TITLES = frozenset("""ceo cfo cto coo ciso cio cmo dpo vp svp evp president director manager
+    officer head lead executive chief engineer technician team department desk supervisor
+    coordinator administrator owner committee board""".split())
+
+
+def value_names_an_agent(value: str) -> bool:
+    """A short value whose first or last word is a job title or a unit ("CFO", "VP of Sales",
+    "Account executive", "Platform Team")."""
+    words = re.findall(r"[^\W\d_]+", value.lower())
+    if not words or len(words) > 5 or re.search(r"\d", value):
+        return False
+    return words[0] in _TITLES or words[-1] in _TITLES
+
+
 # the head of what is asked: the noun phrase after a question frame, up to a word that ends it
 _ENDS = (r"a|an|the|of|for|in|at|on|to|from|with|by|per|under|between|when|if|that|and|or|"
          r"does|do|did|"
@@ -108,6 +167,33 @@ def asked_head(question: str, stopwords: frozenset[str]) -> list[str]:
             if words:
                 return words
     return []
+
+
+# "what does <subject> cost", "how much do <subject> pay": a money verb and the thing it is
+# said of; a price answers only when it is that thing's ("what does an extended warranty
+# cost" is not a product's list price) and the verb's ("what does a customer pay per year"
+# is not its annual revenue)
+_MEASURED = re.compile(r"\b(?:what|how\s+much)\s+(?:do|does|did|will|would|can|could|should|"
+                       r"must)\s+(?P<s>[\w' -]+?)\s+(?P<v>cost|costs|pay|pays|charge|charges|"
+                       r"spend|spends|earn|earns|bill|bills)\b", re.I)
+_PRONOUNS = frozenset("we i you they he she it one us them our your their someone anyone people "
+                      "everyone".split())
+
+
+def measured_subject(question: str, stopwords: frozenset[str]) -> tuple[str, str] | None:
+    """(head noun of the subject, money verb) of a "what does X cost / pay" question; the head
+    is "" when the subject is a pronoun ("what do we charge"); None for other questions."""
+    m = _MEASURED.search(question)
+    if not m:
+        return None
+    words = [w.lower().removesuffix("'s") for w in _WORD.findall(m.group("s"))]
+    for i, w in enumerate(words):
+        if w in _PREPOSITIONS and w != "of":  # "a seat *of Acme Cloud*" is Acme Cloud's
+            words = words[:i]  # "an extended warranty *for a Basic plan customer*"
+            break
+    words = [w for w in words if w not in stopwords and w.strip("-")]
+    head = "" if not words or words[-1] in _PRONOUNS else words[-1]
+    return head, m.group("v").lower()
 
 
 _PREPOSITIONS = frozenset("of for on at in to from with by per under about across between "

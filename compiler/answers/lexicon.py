@@ -27,7 +27,16 @@ ATTRIBUTE_GROUPS = (
     "interval frequency schedule cadence",
 )
 # groups matched everywhere (question, attribute, value and text)
-SYNONYM_GROUPS: tuple[str, ...] = ()
+SYNONYM_GROUPS: tuple[str, ...] = (
+    "cold chilled refrigerated refrigeration fridge",
+    "break pause rest",
+    "dispatch ship shipping",
+)
+# a preamble before an embedded question ("I'm writing a report and can't remember how many
+# trucks are electric"): no part of what is asked
+PREAMBLE = re.compile(r"^.*?\b(?:remember|recall|know|sure|wonder|wondering|forgot|forget|"
+                      r"find\s+out|tell\s+me|check|asking|ask)\s+(?=(?:how|what|which|who|when|"
+                      r"where)\b)", re.I | re.S)
 # multi-word phrases of questions rewritten to the words sources use
 PHRASES = (
     # abbreviations of units ("hrs on battery", "24 mins")
@@ -45,4 +54,31 @@ PHRASES = (
     (re.compile(r"\bkeeps?\s+(?:going|running|working)\b", re.I), "runs"),
     # a lease, contract or licence that runs out expires (not "who runs the depot")
     (re.compile(r"\b(?:run|runs|ran|running)\s+out\b", re.I), "expires"),
+    # a request wrapped around the question ("I'd like to know the …", "can you tell me …")
+    # is no part of what is asked: left in, its words would be taken for the asked head
+    (re.compile(r"^\s*(?:(?:hi|hey|hello|quick question|quick one)\W+)*(?:please\s+)?"
+                r"(?:i'?d\s+like\s+to\s+know|i\s+would\s+like\s+to\s+know|i\s+(?:want|need)"
+                r"\s+to\s+know|i'?m\s+(?:trying\s+to\s+find\s+out|wondering)|i\s+wonder|"
+                r"(?:can|could|would)\s+you\s+(?:please\s+)?(?:tell|remind)\s+me|"
+                r"(?:please\s+)?(?:tell|remind)\s+me|do\s+you\s+(?:happen\s+to\s+)?know)"
+                r"(?:\s+(?:of|about))?[\s,:]*", re.I), ""),
+    # a question embedded in a preamble ("I'm writing a report and can't remember how many
+    # trucks are electric"): the preamble is no part of what is asked
+    (PREAMBLE, ""),
+    (re.compile(r"\b(?:these\s+days|nowadays|at\s+the\s+moment|right\s+now|actually|"
+                r"really|exactly)\b", re.I), ""),
+    # the latest time something can be done is its cutoff ("the latest time an order can go
+    # in and still ship the same day")
+    (re.compile(r"\b(?:the\s+)?(?:latest|last\s+possible)\s+(?:time|hour|moment|point)\b",
+                re.I), "the cutoff time"),
+    # what something sells for is its price ("what do we sell the X for", "what does it go for")
+    (re.compile(r"\bwhat\s+(?:do|does|did|would|will|can)\s+(?:we|you|they|i|it)\s+"
+                r"(?:sell|retail|list|go|offer)\s+(.+?)\s+for\b", re.I), r"what is the price of \1"),
+    (re.compile(r"\bwhat\s+(?:do|does|did|would|will)\s+(.+?)\s+(?:sell|sells|retail|retails|"
+                r"go|goes)\s+for\b", re.I), r"what is the price of \1"),
+    # being covered or guaranteed against defects is a warranty
+    (re.compile(r"\b(?:covered|protected|guaranteed|insured)\s+(?:against|for)\s+"
+                r"(?:manufacturing\s+)?(?:defects?|faults?|failures?|breakdowns?)\b", re.I),
+     "under warranty"),
+    (re.compile(r"\b(?:defect|fault)\s+(?:cover|coverage|protection)\b", re.I), "warranty"),
 )

@@ -1,0 +1,234 @@
+"""Does a claim answer what a question asks, or only mention what it is about? The asked aspect
+and head, the answer type, the names a question uses, and the families of attributes a question
+may ask a missing member of (compiler/answers/coverage.py holds the language side)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from ..answers.coverage import (attribute_vocabulary, names_an_agent, schema_groups, share,
+                                typed_as, value_names_an_agent)
+from ..models import Claim
+from ..schema.keys import attr_key
+from .answer_types import (_CLOCK, _MONEY, AGENT_TYPES, _shaped)
+from .scoring import (MIN_ASPECT, MIN_ASPECT_STATEMENT, PAGE_CONTEXT, _Attribute,
+                      _attribute_counter, _PageDoc, _tf, attribute_text)
+from .text import _KIND_KEYS, ATTRIBUTE_SYNONYMS, SYNONYM_WEIGHT, SYNONYMS, key, stems, tokens
+from ..answers.coverage import digits as _digits
+
+# nouns that name the role of an answer, not its content: the word before them is the head
+LINKS_TO = "links to"  # the attribute of a bare wikilink (compiler/extract)
+GENERIC_HEADS = frozenset("step steps process procedure rule rules requirement "
+                          "requirements detail details information info way ways".split())
+
+
+def says_nothing(claim: Claim) -> bool:
+    """A bare link or a page's own name says nothing a question asks; a reference of a named
+    attribute does ("which account does Dana work for": her *account*, "which component does
+    the ticket affect": its *component*)."""
+    return (claim.kind == "reference" and claim.attribute == LINKS_TO) or (
+        claim.kind == "field" and claim.attribute == "name")
+
+
+def _noun_keys(word: str) -> tuple[str, ...]:
+    """Keys a head noun is matched by: the word whole, hyphens dropped ("cut-off" is
+    "cutoff"), and its last part ("same-day" → "day")."""
+    parts = tokens(word)
+    whole = key("".join(parts))
+    return tuple(dict.fromkeys([whole, *(key(p) for p in parts[-1:])])) if parts else ()
+
+
+def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: set[str]) -> bool:
+    """The claim is one of a family of attributes that differ in one word ("severity 1/2/3
+    response time", "return window for enterprise/standard customers"), the question names
+    none of the family's values, and says something its attribute does not: it asks about a
+    value the family lacks ("severity 4", "government customers")."""
+    if claim.kind not in ("field", "fact"):
+        return False
+    mine = [key(t) for t in tokens(claim.attribute)]
+    slots: set[str] = set()
+    if len(mine) < 2:
+        mine = []  # one-word attributes ("amount", "duration") are not a family
+    for other, _ in siblings:
+        if other.kind not in ("field", "fact") or other.attribute == claim.attribute:
+            continue
+        theirs = [key(t) for t in tokens(other.attribute)]
+        if not mine or len(theirs) != len(mine):
+            continue
+        diff = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
+        if len(diff) == 1:
+            slots |= {mine[diff[0]], theirs[diff[0]]}
+    # the schema layer's qualifiers, when claims carry them ({"severity": "Severity 1"}): the
+    # words that tell the values of the family apart ("1"), not those they share ("severity")
+    quals = _pairs(getattr(claim, "qualifiers", None))
+    if quals:
+        values = [{key(t) for t in tokens(v)} for _, v in quals]
+        for other, _ in siblings:
+            if other.attribute == claim.attribute and other is not claim:
+                values += [{key(t) for t in tokens(v)} for _, v in
+                           _pairs(getattr(other, "qualifiers", None))]
+        shared = set.intersection(*values) if len(values) > 1 else set()
+        names = {key(t) for k, _ in quals for t in tokens(k)}
+        slots |= set().union(*values) - shared - names
+    # a slot is named by the word itself or one of its synonyms ("catalogue number" names the
+    # "code" of a "product code / product family" pair)
+    if not slots or slots & (question | {a for t in question for a in (
+            *SYNONYMS.get(t, ()), *ATTRIBUTE_SYNONYMS.get(t, ()))}):
+        return False
+    said = set(mine) | {key(t) for t in tokens(claim.value)}
+    return bool(question - said - set(SYNONYMS))
+
+
+def _pairs(qualifiers: object) -> list[tuple[str, str]]:
+    if isinstance(qualifiers, dict):
+        return [(str(k), str(v)) for k, v in qualifiers.items()]
+    if isinstance(qualifiers, (tuple, list)):
+        return [(str(p[0]), str(p[1])) for p in qualifiers
+                if isinstance(p, (tuple, list)) and len(p) == 2]
+    return []
+
+
+def _asks_missing_slot(claim: Claim, question: set[str]) -> bool:
+    """A near miss whose attribute's other words are all in the question: the question is
+    about this family and names a member it does not have ("severity 4 response time")."""
+    words = stems(claim.attribute, drop_stopwords=True)
+    shared = [w for w in words if w in question]
+    if _pairs(getattr(claim, "qualifiers", None)):
+        # the member is named by a qualifier: the question must name the whole attribute
+        return bool(words) and len(shared) == len(words)
+    # the member is named by one word of the attribute ("severity 1 response time")
+    return len(words) >= 2 and len(shared) >= len(words) - 1
+
+
+# words a "which …" question names the kind of someone by: answered by an attribute or value
+# that names someone ("which department handles …" by a *claims handler*: Customer Care)
+AGENT_KINDS = frozenset("""person people department team group company firm organisation
+    organization vendor supplier provider partner contractor carrier courier agency bank insurer
+    colleague employee""".split())
+_AGENT_KIND_KEYS = frozenset(key(w) for w in AGENT_KINDS)
+
+
+class AspectMatcher:
+    """The claim-side checks of a :class:`compiler.retrieval.Retriever` (``schema_words``: the
+    wiki's merged schema vocabulary; ``_asks_who``, ``_counting``, ``_measured``,
+    ``_asked_pages``: what the question being retrieved asks)."""
+
+    schema_words: dict[str, frozenset[str]]
+
+    def _attribute_words(self, claim: Claim) -> Counter:
+        """A claim's attribute as it is matched: its words with its qualifiers, the source's
+        field name or label ("Warranty_Months__c"), and the schema's words for the attribute
+        (the base schema's and the wiki's own phrases: *battery runtime* is also "battery
+        life" where the corpus's schema.yaml says so), each once."""
+        c = _Attribute(_attribute_counter([attribute_text(claim), claim.field or ""]))
+        for k in attribute_vocabulary(claim.attribute, key, self.schema_words):
+            c[k] = c[k] or 1
+        # … and the lexicon's words for those words ("life" for a runtime, "owner" for a
+        # manager), matched by the question's own word only
+        c.aliases = frozenset(alt for k in c for alt in ATTRIBUTE_SYNONYMS.get(k, ())) - set(c)
+        return c
+
+    def _schema_words_of(self, claim: Claim) -> frozenset[str]:
+        """The schema's words (not keys) for a claim's attribute: the base schema's and the
+        wiki's own phrases."""
+        k = attr_key(claim.attribute)
+        return frozenset(schema_groups().get(k, ())) | frozenset(self.schema_words.get(k, ()))
+
+    def _names_someone(self, claim: Claim) -> bool:
+        """The claim names a person, team or organisation: by its attribute ("account
+        *manager*"), its value ("CFO") or a link to such a page."""
+        if claim.kind == "reference" or claim.value_type == "reference":
+            return any(m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions)
+        return (names_an_agent(claim.attribute, self._schema_words_of(claim))
+                or value_names_an_agent(claim.value))
+
+    def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
+                weight: dict[str, float], entity: set[str],
+                wanted: re.Pattern | None, page: _PageDoc | None = None,
+                noun: Sequence[str] = ()) -> float | None:
+        """The share of the question's aspect (its words but its entity's name) this claim
+        covers, or None when it does not answer what is asked: too little of the aspect, less
+        than half of the asked head, or a statement without a value of the asked type."""
+        if says_nothing(claim):
+            return None
+        statement = claim.kind == "statement"
+        fields = [Counter(stems(claim.value))]
+        if not statement:
+            # the attribute with its qualifiers and the source's own field name or label
+            # ("Warranty_Months__c", "numberofemployees")
+            fields += [self._attribute_words(claim), Counter(stems(claim.quote))]
+        vocab = (attribute_vocabulary(claim.attribute, key, self.schema_words)
+                 if not statement else frozenset())
+
+        # "which *department* …", the head a bare kind of someone (not "flour *supplier*",
+        # an attribute's name)
+        asked_kind = [t for t in head if t not in entity]
+        bare_kind = len(asked_kind) == 1 and asked_kind[0] in _AGENT_KIND_KEYS
+
+        def covered(t: str) -> float:
+            if any(f[t] or t in getattr(f, "aliases", ()) for f in fields) or t in vocab:
+                return 1.0
+            if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
+                    SYNONYMS.get(t, frozenset()) & vocab):
+                return SYNONYM_WEIGHT
+            if bare_kind and t in _AGENT_KIND_KEYS and not statement \
+                    and self._names_someone(claim):
+                return 1.0  # "which *department* handles claims": a claims handler's value
+            shape = _KIND_KEYS.get(t)
+            return 1.0 if shape is not None and (shape.search(_digits(claim.value)) or typed_as(
+                shape, claim.value_type)) else 0.0
+
+        aspect = [t for t in terms if t not in entity]
+        got = share(aspect, covered, lambda t: weight.get(t, 1.0))
+        if (page is not None and not statement and wanted is not None
+                and _shaped(wanted, claim.value, claim.value_type)):
+            # a value of the asked type is read in the context of its page: "how long did the
+            # outage last" is answered by the outage ticket's "duration"
+            on_page = share(aspect, lambda t: 1.0 if any(
+                _tf(c, t) for c in (page.attribute, page.value, page.text)) else 0.0,
+                lambda t: weight.get(t, 1.0))
+            got = max(got, PAGE_CONTEXT * on_page)
+        # at least half of the asked head's own words (not those naming a kind of value,
+        # "number", "date": a value's shape answers them) must be covered
+        asked = [t for t in head if t not in entity]
+        nouns = [t for t in asked if t not in _KIND_KEYS] or asked
+        if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns):
+            return None
+        # … and its head noun itself: half of "oven temperature" is not enough when the half
+        # that is covered is the modifier (a word naming a kind of value, "number", "hours",
+        # is covered by a value of that shape or type)
+        if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
+            return None
+        if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
+            return None
+        if getattr(self, "_counting", False) and (
+                claim.value_type in ("money", "date", "datetime") or _MONEY.search(claim.value)
+                or _CLOCK.search(claim.value)):
+            return None  # "how many docks" is not answered by a price, a date or dock hours
+        measured = getattr(self, "_measured", None)
+        if measured and not statement:
+            subject, verb = measured
+            if claim.value_type in ("duration", "date", "datetime", "percent") or not (
+                    _MONEY.search(claim.value) or claim.value_type == "money"
+                    or re.search(r"\d", claim.value)):
+                return None  # what something costs or pays is an amount, not "90 days"
+            if subject and not covered(verb):
+                return None  # "what does a customer pay per year" is not its annual revenue
+            if subject and subject not in entity and not covered(subject):
+                return None  # "what does an extended warranty cost" is not a list price
+        if (claim.kind == "reference" or claim.value_type == "reference") and claim.mentions \
+                and all(m.entity in self._asked_pages for m in claim.mentions):
+            return None  # a link back to what the question names restates it, never answers
+        if self._asks_who and claim.kind == "reference" and not any(
+                m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions):
+            return None  # "who signed the pilot" is not answered by the pilot's product
+        if self._asks_who and not statement and claim.kind != "reference" \
+                and not self._names_someone(claim):
+            return None  # "who manages the account" is not answered by its city
+        # a sentence of prose shares words with many questions by chance: it answers only
+        # when it covers most of what is asked
+        need = MIN_ASPECT_STATEMENT if statement else MIN_ASPECT
+        return got if got >= need or not aspect else None
+

@@ -1,0 +1,385 @@
+"""Ranking a question's pages and claims, and deciding whether they answer it."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..answers.coverage import (asked_head, head_phrase, keyword_query, measured_subject,
+                                names_an_agent, names_in, unknown_names, wiki_schema_groups)
+from ..models import Claim, Principal
+from ..state import State
+from . import scoring
+from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
+                           answer_type)
+from .aspect import (GENERIC_HEADS, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
+                     _noun_keys)
+from .candidates import CandidateIndex, _schema_page
+from .clauses import _ANAPHOR, _interleave, split_question
+from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
+                      MIN_COVERAGE, NEAR_MISS, PAGE_CONTEXT, PAGE_FIELDS, PAGE_IN_CLAIM,
+                      _bm25, _PageDoc, _tf, idf)
+from .text import SYNONYM_WEIGHT
+from .text import FRAME_WORDS, STOPWORDS, _rewrite, key, question_terms, stems, tokens
+
+
+@dataclass
+class Evidence:
+    claim: Claim
+    status: str
+    score: float
+    coverage: float  # share of the question's weight the claim (and its page's name) covers
+    context: float = 0.0  # … counting part of what the rest of its page covers
+    doubtful: bool = False  # about another entity than the question names, or a near miss
+    aspect: float | None = None  # share of the asked aspect it covers; None: not an answer
+
+
+@dataclass
+class PageHit:
+    page: str
+    title: str
+    score: float
+
+
+@dataclass
+class Retrieval:
+    question: str
+    terms: list[str]
+    pages: list[PageHit] = field(default_factory=list)
+    claims: list[Evidence] = field(default_factory=list)
+    coverage: float = 0.0
+    answerable: bool = False
+    titles: dict[str, str] = field(default_factory=dict)
+    clauses: int = 1  # a question of several clauses is answered clause by clause
+    unknown: list[str] = field(default_factory=list)  # names in the question the wiki lacks
+
+
+class Retriever(CandidateIndex, AspectMatcher):
+    """Ranks a state's pages and claims for questions asked by one principal."""
+
+    def __init__(self, state: State, who: Principal | None) -> None:
+        self.state, self.who = state, who
+        self.n_pages = max(state.page_count(), 1)
+        self.n_claims = max(state.claim_count(), 1)
+        self.n_records = max(state.db.execute("SELECT count(*) FROM records_fts").fetchone()[0],
+                             1)
+        self._df: dict[tuple[str, str], int] = {}
+        self.titles: dict[str, str] = {}
+        self._named: set[str] = set()
+        self._asks_who = False
+        self._asked_pages: set[str] = set()
+        # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
+        self.schema_words = wiki_schema_groups(_schema_page(state))
+
+    # -- ranking ---------------------------------------------------------------------------
+    def retrieve(self, question: str, k_pages: int = 5, k_claims: int = 12) -> Retrieval:
+        """A question of several clauses ("who …, and what …?") is retrieved clause by
+        clause: it is answerable when every clause is, and its evidence interleaves theirs."""
+        parts = split_question(question)
+        if len(parts) < 2:
+            return self._retrieve(question, k_pages, k_claims)
+        subs: list[Retrieval] = []
+        for p in parts:
+            if subs and _ANAPHOR.search(p) and not self._alias_pages(p):
+                # "…, and what is *that product's* code?": the thing an earlier clause named
+                # or answered with
+                sub = None
+                antecedent = self._antecedent(subs[-1])
+                if antecedent:
+                    sub = self._retrieve(_ANAPHOR.sub(antecedent, p, count=1), k_pages, k_claims)
+                value = self._answer_value(subs[-1])
+                if (sub is None or not sub.answerable) and value:
+                    # "which tier does X have, and how fast must an engineer reach *them*?":
+                    # them are a customer of the tier the earlier clause answered
+                    by_value = self._retrieve(_ANAPHOR.sub(value, p, count=1), k_pages,
+                                              k_claims)
+                    if by_value.answerable or sub is None:
+                        sub = by_value
+                subs.append(sub if sub is not None else self._retrieve(p, k_pages, k_claims))
+                continue
+            subs.append(self._retrieve(p, k_pages, k_claims))
+        merged = Retrieval(question=question, terms=list(dict.fromkeys(
+            t for r in subs for t in r.terms)), titles=self.titles)
+        for r in subs:
+            merged.titles.update(r.titles)
+        merged.pages = _interleave([r.pages for r in subs], lambda h: h.page)[:k_pages]
+        merged.claims = _interleave([r.claims for r in subs], lambda e: e.claim.id)[:k_claims]
+        merged.coverage = min(r.coverage for r in subs)
+        merged.clauses = len(subs)
+        merged.answerable = all(r.answerable for r in subs)
+        return merged
+
+    def _antecedent(self, r: Retrieval) -> str:
+        """What a later clause's "it", "them", "that account" refers to: the page an earlier
+        clause's answer links to ("which product does the renewal cover" → the product), or
+        else the page it named."""
+        if r.answerable and r.claims:
+            best = r.claims[0].claim
+            for m in best.mentions:
+                if m.entity in self.titles:
+                    return self.titles[m.entity]
+            # a value answered: the clause was about the page that holds it ("what is the X
+            # deal worth, and which device is *it* for")
+            if best.kind != "statement" and best.subject in self.titles:
+                return self.titles[best.subject]
+        # the most specific page the clause named ("Polaris Pharma - Mira Fleet Upgrade", not
+        # "Polaris Pharma" inside it)
+        named = sorted((n for n in self._named_of(r) if n in self.titles),
+                       key=lambda n: (-len(self.titles[n]), n))
+        return self.titles[named[0]] if named else ""
+
+    @staticmethod
+    def _answer_value(r: Retrieval) -> str:
+        """The short value an earlier clause answered with ("Platinum"), or ""."""
+        if not (r.answerable and r.claims):
+            return ""
+        best = r.claims[0].claim
+        value = best.value
+        if best.kind == "statement":
+            # a labelled line the extraction kept whole ("Plan: Gold")
+            m = re.fullmatch(r"[^:\n]{1,40}:\s*([^:\n]{1,40}?)\.?", value.strip())
+            value = m.group(1) if m else ""
+        if not value or best.mentions or len(value.split()) > 4:
+            return ""
+        return value
+
+    def _named_of(self, r: Retrieval) -> list[str]:
+        return sorted(self._alias_pages(r.question))
+
+    def _retrieve(self, question: str, k_pages: int, k_claims: int) -> Retrieval:
+        """One clause: candidates, pages ranked, claims scored, what is asked checked, and
+        whether the best claim answers."""
+        terms = question_terms(question)
+        result = Retrieval(question=question, terms=terms, titles=self.titles)
+        if not terms:
+            return result
+        subjects, record_text = self._candidates(terms, question)
+        docs = self._page_docs(subjects, record_text)
+        if not docs:
+            return result
+        q = self._question(question, terms, docs)
+        result.pages = [PageHit(e, self.titles[e], q.page_score[e]) for e in q.ranked
+                        if q.page_score[e] > 0][:k_pages]
+        evid = self._score_claims(q)
+        self._judge(q, evid[:k_claims * 2])
+        evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: e.aspect is None)
+        result.claims = evid[:k_claims]
+        self._decide(q, result)
+        return result
+
+    def _question(self, question: str, terms: list[str], docs: dict[str, _PageDoc]
+                  ) -> _Clause:
+        """What a clause asks, and its candidate pages ranked with BM25F (a page gains a share
+        of its best linked page's score)."""
+        page_idf = {t: idf(min(self._df_of("page", t), self.n_pages), self.n_pages)
+                    for t in terms}
+        # a word the wiki never uses weighs as much as the rarest one it does
+        weight = {t: page_idf[t] if self._df_of("page", t) or self._df_of("record", t)
+                  else idf(0, self.n_pages) for t in terms}
+        avg_page = sum(d.length for d in docs.values()) / len(docs)
+        base: dict[str, float] = {}
+        for eid, d in docs.items():
+            s = 0.0
+            for t in terms:
+                tf = (PAGE_FIELDS["title"] * _tf(d.title, t)
+                      + PAGE_FIELDS["attribute"] * _tf(d.attribute, t)
+                      + PAGE_FIELDS["value"] * _tf(d.value, t)
+                      + PAGE_FIELDS["text"] * _tf(d.text, t))
+                if tf:
+                    s += page_idf[t] * tf * (K1 + 1) / (
+                        tf + K1 * (1 - B + B * d.length / max(avg_page, 1e-9)))
+            base[eid] = s
+        links = self._links(set(docs))
+        page_score = {eid: base[eid] + scoring.LINK_SHARE * max(
+            (base.get(o, 0.0) for o in links.get(eid, ())), default=0.0) for eid in docs}
+        wanted = answer_type(question)
+        # what the question asks, read by the claim-side checks (compiler/retrieval/aspect.py)
+        self._asks_who = bool(_WHO.search(question))
+        self._asked_pages = set(self._named)
+        # "how many" counts things: a price is a number but not a count of anything
+        self._counting = bool(_HOW_MANY.search(question)) and wanted is _TYPES[2][1]
+        measured = measured_subject(_rewrite(question), STOPWORDS | FRAME_WORDS)
+        self._measured = (("" if not measured[0] else (_noun_keys(measured[0]) or ("",))[-1],
+                           key(measured[1])) if measured else None)
+        return _Clause(question=question, terms=terms, docs=docs, weight=weight,
+                       total_weight=sum(weight.values()) or 1.0, links=links,
+                       page_score=page_score,
+                       ranked=sorted(docs, key=lambda e: (-page_score[e], e)),
+                       named=self._named & set(docs), wanted=wanted)
+
+    def _score_claims(self, q: _Clause) -> list[Evidence]:
+        """Every visible claim of the candidate pages scored (BM25 over its fields and its
+        page's name, times how much of the question it covers, its answer type, whether it is
+        on the named entity and whether it is a near miss of an attribute family), best
+        first."""
+        terms, docs, weight, wanted = q.terms, q.docs, q.weight, q.wanted
+        claim_df = {t: self._df_of("claim", t) for t in terms}
+        rows = []
+        for eid, d in docs.items():
+            for claim, status in d.claims:
+                fields = {"attribute": self._attribute_words(claim)
+                          if claim.kind != "statement" else Counter(),
+                          "value": Counter(stems(claim.value)),
+                          "quote": Counter(stems(claim.quote)) if claim.kind != "statement"
+                          else Counter(),
+                          "name": d.title}
+                dl = sum(CLAIM_FIELDS[f] * sum(c.values()) for f, c in fields.items()
+                         if f != "name")
+                rows.append((eid, claim, status, fields, dl))
+        avg_claim = sum(r[4] for r in rows) / max(len(rows), 1)
+        top_page = max(q.page_score.values()) or 1.0
+        # what the rest of a page covers, numbers excepted: "severity 4" is not answered by a
+        # claim about severity 2 on a page that mentions "4 hours" elsewhere
+        page_cov = {eid: sum(weight[t] for t in terms if not t.isdigit() and any(
+            _tf(c, t) for c in (d.title, d.attribute, d.value, d.text))) / q.total_weight
+            for eid, d in docs.items()}
+        near = set(q.ranked[:3])
+        scored = []
+        best_on_page: dict[str, float] = {}
+        for eid, claim, status, fields, dl in rows:
+            s = 0.0
+            covered = 0.0
+            for t in terms:
+                tf = sum(CLAIM_FIELDS[f] * _tf(fields[f], t) for f in fields)
+                if tf:
+                    s += _bm25(tf, min(claim_df[t], self.n_claims), self.n_claims, dl, avg_claim)
+                    exact = any(fields[f][t] for f in fields)
+                    covered += weight[t] * (1.0 if exact else SYNONYM_WEIGHT)
+            best_on_page[eid] = max(best_on_page.get(eid, 0.0), s)
+            scored.append((eid, claim, status, s, covered / q.total_weight))
+        # pages the question names (by name or alias) and their neighbours: an answer about
+        # another entity is not an answer ("warranty of Acme Analytics" is not Acme Edge's)
+        named = q.named
+        around = named | {o for n in named for o in q.links.get(n, ())}
+        # a page whose name holds a named page's name is about it ("Globex - Edge Expansion")
+        asked_names = {n: [t for t in docs[n].title if t in terms] for n in named}
+        named_in_title = {eid for eid, d in docs.items() for n, words in asked_names.items()
+                          if words and all(d.title[t] for t in words)}
+        # a page that belongs to a named page by a link of someone-naming attribute (a ticket
+        # or deal whose *customer* is it): "Umbrella Health's export" is its ticket's
+        owned = {eid for eid, d in docs.items() for c, _ in d.claims
+                 if eid.split("/", 1)[0] not in AGENT_TYPES  # a contact is about itself
+                 and c.mentions and c.attribute != LINKS_TO
+                 and names_an_agent(c.attribute) and any(m.entity in named for m in c.mentions)}
+        qset = set(terms)
+        evid: list[Evidence] = []
+        for eid, claim, status, s, cov in scored:
+            typed = wanted is not None and bool(wanted.search(claim.value) or claim.value_type in
+                                                _TYPED_AS.get(id(wanted), ()))
+            if typed and eid in near and claim.kind != "statement":
+                # a claim is read in the context of its page: "how long did the outage last"
+                # is answered by the outage ticket's "duration", which shares no word with it
+                s = max(s, CONTEXT_SCORE * best_on_page[eid])
+            if s <= 0:
+                continue
+            ctx = cov + PAGE_CONTEXT * max(page_cov[eid] - cov, 0.0)
+            if wanted is not None:
+                s *= TYPE_BOOST if typed else TYPE_MISS
+            # off the question's entity: on another page, not stating anything about it
+            off_entity = bool(named) and eid not in named and not any(
+                m.entity in named for m in claim.mentions) and eid not in named_in_title \
+                and eid not in owned
+            if named:
+                s *= ENTITY_BOOST if eid in named else 1.0 if eid in around else ENTITY_MISS
+            miss = _near_miss(claim, docs[eid].claims, qset)
+            if miss:
+                s *= NEAR_MISS
+                # a family whose words the question says only as its page's kind ("the SaaS
+                # *product*" of product code / product family) is not asked a member of
+                kind_only = set(stems(claim.attribute, True)) & qset <= {key(eid.split("/")[0])}
+                if _asks_missing_slot(claim, qset) and not kind_only:
+                    q.missing.add((eid, claim.attribute))
+                    # the question says two or more of the family's words ("return window",
+                    # "severity … response time"): it asks for a member wherever the family is
+                    if sum(w in qset for w in set(stems(claim.attribute, True))) >= 2:
+                        q.named_family.add((eid, claim.attribute))
+            elif claim.kind in ("field", "fact"):
+                q.present.add((eid, claim.attribute))  # e.g. the member with the asked qualifier
+            # coverage first: a claim that answers the whole question beats one that
+            # repeats a few of its words often
+            evid.append(Evidence(claim, status, s * (0.2 + ctx) ** 2
+                                 + PAGE_IN_CLAIM * q.page_score[eid] / top_page * s, cov, ctx,
+                                 off_entity or miss))
+        order = {"winner": 0, "contested": 1, "overruled": 2}
+        evid.sort(key=lambda e: (-e.score, order.get(e.status, 3), e.claim.id))
+        return evid
+
+    def _judge(self, q: _Clause, evid: Sequence[Evidence]) -> None:
+        """Sets each claim's :attr:`Evidence.aspect`: evidence that covers what is asked (not
+        only whom it is about) answers (compiler/retrieval/aspect.py)."""
+        question, docs = q.question, q.docs
+        entity_words = {t for n in q.named for t in docs[n].title}
+        head = ([*q.terms] if keyword_query(question) else
+                [key(w) for w in asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)])
+        # the head noun of what is asked, the last word of its noun phrase, but not the
+        # entity's name: "oven *temperature*" is not answered by an oven count
+        # ("how many pallet spaces": what is counted, not the attribute, so not there)
+        phrase = [w for w in head_phrase(_rewrite(question), STOPWORDS | FRAME_WORDS,
+                                         keyword_query(question))
+                  if not all(key(t) in entity_words for t in tokens(w))]
+        while len(phrase) > 1 and phrase[-1] in GENERIC_HEADS:
+            phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
+        noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
+        # the names the question uses must be on the answer's page or a page it links:
+        # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
+        names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
+                 if k not in entity_words]
+        for e in evid:
+            eid = e.claim.subject
+            near_pages = [docs[eid], *(docs[o] for o in q.links.get(eid, ()) if o in docs)]
+            if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
+                           for d in near_pages) for n in names):
+                continue
+            e.aspect = self._aspect(e.claim, q.terms, head, q.weight,
+                                    entity_words | set(docs[eid].title), q.wanted, docs[eid],
+                                    noun)
+
+    def _decide(self, q: _Clause, result: Retrieval) -> None:
+        """Answerable when the best fitting claim (not about another entity, not a near miss)
+        covers enough of the question, no family member asked is missing and no name is
+        unknown."""
+        fit = [e for e in result.claims if not e.doubtful and e.aspect is not None]
+        result.coverage = max((e.context for e in fit), default=0.0)
+        # a capitalised word the wiki never uses names something it does not know
+        result.unknown = unknown_names(q.question, self._known, STOPWORDS | FRAME_WORDS)
+        # a question about a member of a family of attributes that the family lacks
+        # ("severity 4", "government customers") is not answered by its siblings
+        lacking = q.missing - q.present
+        best = max(fit, key=lambda e: e.context, default=None)
+        if best is not None:
+            # a family on a page neither the answer's nor named by the question, of which the
+            # question says one word, lacks nothing it asks ("on what date does the X
+            # agreement come up for renewal" is not a member missing from a linked deal's
+            # close/create dates, "a Gold account's stand-in device" not one missing from
+            # every account's manager/type)
+            lacking = {m for m in lacking if m[0] in q.named or m[0] == best.claim.subject
+                       or m in q.named_family}
+        result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
+                             and not result.unknown)
+
+
+@dataclass
+class _Clause:
+    """One clause being retrieved: its terms and their weights, its candidate pages ranked,
+    and the attribute families it asks a member of."""
+
+    question: str
+    terms: list[str]
+    docs: dict[str, _PageDoc]
+    weight: dict[str, float]
+    total_weight: float
+    links: dict[str, set[str]]
+    page_score: dict[str, float]
+    ranked: list[str]
+    named: set[str]
+    wanted: re.Pattern | None
+    missing: set[tuple[str, str]] = field(default_factory=set)
+    named_family: set[tuple[str, str]] = field(default_factory=set)
+    present: set[tuple[str, str]] = field(default_factory=set)
+
+
+def retrieve(state: State, question: str, who: Principal | None, k_pages: int = 5,
+             k_claims: int = 12) -> Retrieval:
+    return Retriever(state, who).retrieve(question, k_pages, k_claims)

@@ -21,7 +21,19 @@ def test_a_counted_compound_states_the_count_of_its_named_subject() -> None:
                                                                    "harbourview-clinics-ltd")
 
 
+def test_a_named_subject_operating_a_number_of_things_states_their_count() -> None:
+    got = shape("Brightwater Regional Hospital operates 210 beds.")
+    assert got is not None
+    subject, attribute, value = got
+    assert value == "210"
+    assert prose_fact(normalize_attribute(attribute), subject) == (
+        "bed count", "brightwater-regional-hospital")
+
+
 @pytest.mark.parametrize("sentence", [
+    "It operates 210 beds.",
+    "Brightwater Regional Hospital runs 3 shifts of 8 hours.",
+    "Brightwater Regional Hospital operates 24 hours.",
     "It runs a 660-bed facility.",                  # no named subject
     "Nordwind ships a 40-foot container.",          # a size, not a count
     "Acme has a 12-person team.",                   # people are not a thing's count

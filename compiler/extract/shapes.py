@@ -33,6 +33,10 @@ _COUNTED = re.compile(
     r"^(?P<s>[A-Z][\w&'.-]*(?:\s+(?:[A-Z0-9&][\w&'.-]*|of|and|de|la))*)\s+"
     r"(?:runs|operates|has|owns|manages|maintains|is|opened|built)\s+(?:a|an)\s+"
     r"(?P<y>\d[\d,]*)-(?P<u>[a-z]{3,})\s+(?P<h>[a-z]+)\s*[.!]?$")
+# "Brightwater Regional Hospital operates 210 beds": a named subject holding a number of things
+_HOLDS = re.compile(
+    r"^(?P<s>[A-Z][\w&'.-]*(?:\s+(?:[A-Z0-9&][\w&'.-]*|of|and|de|la))*)\s+"
+    r"(?:runs|operates|owns|manages|maintains)\s+(?P<y>\d[\d,]*)\s+(?P<u>[a-z]{3,}s)\s*[.!]?$")
 _MEASURES = frozenset(
     "day days week weeks month months year years hour hours minute minutes second seconds "
     "foot feet inch inches metre meter metres meters mile miles litre liter gallon ton tonne "
@@ -129,5 +133,9 @@ def shape(sentence: str) -> tuple[str, str, str] | None:
         # stated "of" its subject, as "The bed count of Harbourview Clinics is 660" would be
         # (linking finds the named entity, induction the name it is stated of)
         x = f"{m['u']} count of {m['s']}"
+        return x, x, m["y"]
+    if (m := _HOLDS.match(sentence)) and m["u"] not in _MEASURES \
+            and m["s"].split()[0].lower() not in _PRONOUNS:
+        x = f"{m['u'][:-1]} count of {m['s']}"
         return x, x, m["y"]
     return None

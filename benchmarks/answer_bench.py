@@ -56,6 +56,7 @@ SETS = [
     # written by another hand (the company generator's author): the independent measure
     (REPO / "examples" / "acme", REPO / "benchmarks" / "truth" / "acme-questions.yaml"),
     (REPO / "benchmarks" / "corpora" / "kestrel", REPO / "benchmarks" / "truth" / "kestrel-questions.yaml"),  # written blind: the stand-in for the independent benchmark
+    (REPO / "benchmarks" / "corpora" / "larkspur", REPO / "benchmarks" / "truth" / "larkspur-questions.yaml"),  # written blind: a second stand-in for the independent benchmark
 ]
 
 

@@ -40,8 +40,8 @@ from compiler.settings import FolioSettings  # noqa: E402
 from connectors.bus.base import Topics  # noqa: E402
 from connectors.bus.kafka import KafkaBus  # noqa: E402
 from connectors.bus.local_broker import Broker, fresh  # noqa: E402
-from connectors.consumer import BatchReport, SiteConsumer  # noqa: E402
-from connectors.event_settings import EventSettings  # noqa: E402
+from pipelines.consumer import BatchReport, SiteConsumer  # noqa: E402
+from compiler.event_settings import EventSettings  # noqa: E402
 from connectors.events import encode, record_event  # noqa: E402
 from connectors.loader import corpus_records  # noqa: E402
 from connectors.site_corpus import SiteCorpus  # noqa: E402

@@ -1,6 +1,6 @@
 """What a compile run is to the work it hands off (signing: provenance/attest.py): the error
-that stops a compile, and the run's context as a protocol. build.py's ``_Compile`` is that
-context; the steps it calls type against this module instead of importing build.py back."""
+that stops a compile, and the run's context as a protocol. compile_run.py's ``CompileRun`` is
+that context; the steps it calls type against this module instead of importing it back."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class PhaseProgress(Protocol):
 
 
 class CompileTally(Protocol):
-    """What signing reads of the run's CompileReport (build.py)."""
+    """What signing reads of the run's CompileReport (compile_report.py)."""
 
     full_rebuild: bool
     schema_changed: bool

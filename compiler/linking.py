@@ -110,7 +110,13 @@ def _declared(raw: RawClaim, record: SourceRecord, subject: str, attribute: str,
             on, attribute)
     if mapped:
         return vocab.attribute(raw.subject_type or _type_of(subject), attribute)
-    return vocab.attribute_named(_type_of(subject), attribute)
+    d = vocab.attribute_named(_type_of(subject), attribute)
+    if d is None and (alias := vocab.attribute(_type_of(subject), attribute)) is not None \
+            and alias.spec.induced:
+        # a second prose name induction found to be the same fact ("battery life" of
+        # "battery runtime", compiler/schema/induce.py): whole name against whole name
+        d = alias
+    return d
 
 
 _COUNTED = re.compile(r"^(\d[\d,.]*)\s+([a-z][a-z -]*[a-z])$")
@@ -139,6 +145,7 @@ def link_record(
         referenced = [eid for r in extraction.claims if r.kind == "reference"
                       and (eid := lookup(name_key(r.value), r.target_type)) is not None]
     claims: list[Claim] = []
+    rows: list[tuple[str, str] | None] = []
     # prose read again with what schema induction added (compiler/extract/restate.py)
     raws = reread(extraction.claims, record.entity_type, schema, lambda text: [
         (s, e, _type_of(eid)) for s, e, eid in _find(text, lookup)], record.body)
@@ -190,6 +197,7 @@ def link_record(
             value_type = "reference"
             normalized = mentions[0].entity if mentions else None
         qualifiers = dict(raw.qualifiers) if mapped else {}
+        rows.append(raw.row)
         claims.append(
             Claim(
                 id=Claim.make_id(subject, attribute, value, kind, raw.quote, raw.span, ref,
@@ -215,7 +223,34 @@ def link_record(
                 acl=record.acl,
             )
         )
-    return claims
+    return _rows_apart(claims, rows, own)
+
+
+def _rows_apart(claims: list[Claim], rows: list[tuple[str, str] | None], own: str
+                ) -> list[Claim]:
+    """Rows of one table that state one attribute of the record's own entity (their labels
+    named no entity: "Data category: Support tickets; Retention period: 5 years") are facts
+    about different things, never rival values: each row's label becomes a qualifier of its
+    claim (``data category: Support tickets``). A lone row keeps the attribute as it is."""
+    labels: dict[tuple, set[str]] = {}
+    for c, row in zip(claims, rows, strict=True):
+        if row is not None and c.subject == own and c.kind == "fact":
+            labels.setdefault((c.attribute, tuple(sorted(c.qualifiers.items()))),
+                              set()).add(name_key(row[1]))
+    apart = {k for k, v in labels.items() if len(v) > 1}
+    if not apart:
+        return claims
+    out = []
+    for c, row in zip(claims, rows, strict=True):
+        key = (c.attribute, tuple(sorted(c.qualifiers.items())))
+        if row is not None and c.subject == own and c.kind == "fact" and key in apart \
+                and row[0] not in c.qualifiers:
+            quals = dict(c.qualifiers)
+            quals[row[0]] = row[1]
+            c = c.model_copy(update={"qualifiers": quals, "id": Claim.make_id(
+                c.subject, c.attribute, c.value, c.kind, c.quote, c.span, c.source, quals)})
+        out.append(c)
+    return out
 
 
 def _stated_at(record: SourceRecord, raw: RawClaim) -> datetime | None:

@@ -85,6 +85,8 @@ def verify_cmd(
 
     Exit codes: 0 verified; 1 a page, manifest, signature or the index root failed; 2 verified
     but some pages are stale (a source changed since the compile, with --sources)."""
+    from connectors.loader import current_sources
+
     from .provenance.verify import report_json, verify_wiki
 
     if not wiki.is_dir():
@@ -98,7 +100,7 @@ def verify_cmd(
         err.print(f"[red]error:[/red] {sources}: not a corpus folder (no sources.yaml)")
         raise typer.Exit(EXIT_FAILED)
     trust = _trust(key)
-    report = verify_wiki(wiki, trust, sources)
+    report = verify_wiki(wiki, trust, None if sources is None else current_sources(sources))
     _check_state(wiki, trust, report)
     if as_json:
         sys.stdout.write(report_json(report) + "\n")
@@ -156,6 +158,8 @@ def audit_cmd(
 
     Exit codes: 0 nothing changed; 1 the record is missing or its signature fails; 2 something
     cited changed or was deleted."""
+    from connectors.loader import current_sources
+
     from .build import wiki_state
     from .provenance.answers import AuditError, audit, audit_json
     from .provenance.verify import VerifyError
@@ -168,7 +172,8 @@ def audit_cmd(
     pull_answer(wiki, answer_id)  # a published wiki: records live beside the generations
     trust = _trust(key)
     try:
-        report = audit(wiki, state, answer_id, trust, sources)
+        report = audit(wiki, state, answer_id, trust,
+                       None if sources is None else current_sources(sources))
     except (AuditError, VerifyError) as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_FAILED) from exc

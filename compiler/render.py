@@ -34,7 +34,7 @@ class _ClaimOwn(Claim):
 
 
 class _Provenance(BaseModel):
-    """The fields every claim of one record shares (``compiler.state.CLAIM_PROVENANCE``)."""
+    """The fields every claim of one record shares (``compiler.state_claims.CLAIM_PROVENANCE``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     source: SourceRef
@@ -43,7 +43,7 @@ class _Provenance(BaseModel):
     acl: ACL
 
 
-# a claim's stored JSON is its own fields, then its record's provenance (compiler/state.py
+# a claim's stored JSON is its own fields, then its record's provenance (compiler/state_claims.py
 # splices them): no string inside either can hold this, its quotes would be escaped
 _PROVENANCE_AT = ',"source":{"key":'
 _provenance: dict[str, dict] = {}

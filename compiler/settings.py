@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from connectors.event_settings import EventSettings
+from .event_settings import EventSettings
 
 DEFAULT_MAX_RECORD_TEXT_BYTES = 2 * 1024 * 1024
 # YAML limits (compiler/safe_yaml.py): far above any real configuration file or front matter,

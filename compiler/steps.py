@@ -27,7 +27,7 @@ from .settings import DEFAULT_MAX_RECORD_TEXT_BYTES
 from .provenance.attest import page_payload
 from .provenance.index_root import bundle_name
 from .provenance.statement import PAYLOAD_TYPE
-from .state import CLAIM_PROVENANCE
+from .state_claims import CLAIM_PROVENANCE
 from .workers import CONTEXT
 
 

@@ -19,13 +19,14 @@ Nothing here writes until :func:`remember_corpus`, called after a compile succee
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel
+
+from .atomic import write_atomic
 
 STATE_DIR = ".folio"
 OWNER_FILE = "corpus.json"
@@ -49,18 +50,6 @@ class CorpusIdentity(BaseModel):
     tenant: str | None = None
 
 
-def corpus_identity(src: Path) -> CorpusIdentity:
-    from connectors.loader import load_manifest
-
-    try:
-        manifest = load_manifest(src)
-    except (ValueError, OSError):
-        return CorpusIdentity(corpus=str(src.resolve()))
-    digest = hashlib.sha256(manifest.model_dump_json().encode("utf-8")).hexdigest()
-    return CorpusIdentity(corpus=str(src.resolve()), manifest_sha256=digest,
-                          tenant=manifest.tenant)
-
-
 def _owner_path(wiki: Path) -> Path:
     return wiki / STATE_DIR / OWNER_FILE
 
@@ -77,17 +66,17 @@ def _same(a: CorpusIdentity, b: CorpusIdentity) -> bool:
         a.manifest_sha256 is not None and a.manifest_sha256 == b.manifest_sha256)
 
 
-def check_corpus(src: Path, wiki: Path, *, force: bool = False,
+def check_corpus(mine: CorpusIdentity, wiki: Path, *, force: bool = False,
                  how: str = "compile it into a new folder (--out NEW), or pass --force-corpus "
                             "to make this wiki the other corpus's (its pages that corpus does "
                             "not support are then removed)") -> None:
-    """Refuse when ``wiki`` was compiled from a corpus other than ``src``."""
+    """Refuse when ``wiki`` was compiled from a corpus other than ``mine`` (what
+    :func:`connectors.loader.corpus_identity` reads of the corpus folder)."""
     if force:
         return
     owner = recorded_corpus(wiki)
     if owner is None:
         return
-    mine = corpus_identity(src)
     if _same(owner, mine):
         return
     raise FolderGuardError(
@@ -168,18 +157,18 @@ def foreign_pages_error(wiki: Path, found: list[str]) -> FolderGuardError:
         "compile again. Nothing was changed.")
 
 
-def guard(src: Path, wiki: Path, *, force_corpus: bool = False,
+def guard(src: Path, identity: CorpusIdentity, wiki: Path, *, force_corpus: bool = False,
           allow_foreign: bool = False) -> None:
-    """Both checks, before a compile of ``src`` into ``wiki`` writes anything."""
+    """Both checks, before a compile of ``src`` (whose identity is ``identity``) into ``wiki``
+    writes anything."""
     check_output_folder(src, wiki, allow_foreign=allow_foreign)
-    check_corpus(src, wiki, force=force_corpus)
+    check_corpus(identity, wiki, force=force_corpus)
 
 
-def remember_corpus(src: Path, wiki: Path) -> None:
-    """After a successful compile: the wiki belongs to ``src`` (written only when it changed)."""
-    from .atomic import write_atomic
-
-    data = (corpus_identity(src).model_dump_json() + "\n").encode("utf-8")
+def remember_corpus(identity: CorpusIdentity, wiki: Path) -> None:
+    """After a successful compile: the wiki belongs to the corpus ``identity`` names (written
+    only when it changed)."""
+    data = (identity.model_dump_json() + "\n").encode("utf-8")
     path = _owner_path(wiki)
     try:
         if path.read_bytes() == data:
@@ -212,5 +201,5 @@ def check_consumer_corpus(corpus_root: Path, manifest: bytes) -> None:
 
 
 __all__ = ["CorpusIdentity", "FolderGuardError", "check_consumer_corpus", "check_corpus",
-           "check_output_folder", "corpus_identity", "foreign_page_files", "foreign_pages_error",
+           "check_output_folder", "foreign_page_files", "foreign_pages_error",
            "guard", "recorded_corpus", "remember_corpus"]

@@ -196,11 +196,13 @@ def build_each(
             yield result
 
 
-def memo_context(list_key: str, doc: dict[str, Any]) -> None:
+def memo_context(list_key: str, doc: dict[str, Any], derived: dict[str, Any] | None = None) -> None:
     """A list export's document was read: what its objects' records are built from besides
-    themselves (the rest of the document) goes into their digests."""
+    themselves (the rest of the document, and ``derived``: what the connector gathered from
+    all of its objects, such as the users they name) goes into their digests."""
     if ITEM_MEMO is not None:
-        ITEM_MEMO.set_context(list_key, {k: v for k, v in doc.items() if k != list_key})
+        rest = {k: v for k, v in doc.items() if k != list_key}
+        ITEM_MEMO.set_context(list_key, {**rest, "\0derived": derived} if derived else rest)
 
 
 def build_memo(

@@ -14,6 +14,11 @@ every restricted ancestor's. With ``ancestors`` exported and their restrictions 
 each restricted ancestor becomes one of the ACL's ``all_of``. A page exported without its read
 restrictions, or with ancestors whose restrictions were not expanded, cannot be decided: it gets
 the source's restricted ACL (connectors/privacy.py) and lint names it.
+
+Mentions: storage format names a mentioned user only by id (``<ri:user ri:account-id=…/>``). The
+body shows them by name: ``options.user_names`` (``{accountId: name}``) first, else the name of a
+user object of the same export carrying that id (a page's ``history.createdBy``, ``version.by``,
+restriction users…), else ``@<id>``.
 """
 
 from __future__ import annotations
@@ -23,7 +28,16 @@ from typing import Any, ClassVar
 
 from compiler.models import ACL, Reference, SourceRecord
 
-from ._common import FieldError, as_dict, as_list, build_each, origin, payload_items, sorted_unique
+from ._common import (
+    FieldError,
+    as_dict,
+    as_list,
+    build_each,
+    memo_context,
+    origin,
+    payload_items,
+    sorted_unique,
+)
 from .base import RecordError, SourceConfig
 from .privacy import person, restricted
 from .timefmt import parse_timestamp
@@ -55,14 +69,51 @@ class ConfluenceConnector:
             yield got
             return
         doc, items = got
+        listed = isinstance(doc.get("results"), list)
         # a list response says where its links are relative to; a single object does not
-        base = as_dict(doc.get("_links")).get("base") if isinstance(doc.get("results"), list) else None
+        base = as_dict(doc.get("_links")).get("base") if listed else None
+        users = {**export_users(doc), **{str(k): str(v) for k, v in
+                                         as_dict(source.options.get("user_names")).items() if v}}
+        if listed and users:
+            # one page's text now depends on users other pages of the file name
+            memo_context("results", doc, {"users": users})
         yield from build_each(path, items, "content",
-                              lambda item, pointer: _record(item, pointer, base, path, source, tenant))
+                              lambda item, pointer: _record(item, pointer, base, users, path, source,
+                                                            tenant))
+
+
+_USER_IDS = ("accountId", "userKey", "username")
+_MAX_DEPTH = 12
+
+
+def export_users(doc: Any) -> dict[str, str]:
+    """Display name by account id (and user key, username) of every user object in an
+    export: ``{"accountId": …, "displayName": …}`` wherever the payload expands one."""
+    out: dict[str, str] = {}
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > _MAX_DEPTH:
+            return
+        if isinstance(node, list):
+            for child in node:
+                walk(child, depth + 1)
+        elif isinstance(node, dict):
+            name = node.get("displayName") or node.get("publicName")
+            if isinstance(name, str) and name.strip():
+                for key in _USER_IDS:
+                    if isinstance(node.get(key), str) and node[key]:
+                        out.setdefault(node[key], name.strip())
+            for key, child in node.items():
+                if key != "body" and isinstance(child, dict | list):
+                    walk(child, depth + 1)
+
+    walk(doc, 0)
+    return out
 
 
 def _record(
-    item: Any, pointer: str, list_base: str | None, path: str, source: SourceConfig, tenant: str
+    item: Any, pointer: str, list_base: str | None, users: dict[str, str], path: str,
+    source: SourceConfig, tenant: str,
 ) -> SourceRecord | None:
     if not isinstance(item, dict):
         raise FieldError(None, "expected a content object")
@@ -88,7 +139,7 @@ def _record(
         raise FieldError("version.when", str(exc)) from None
 
     storage = as_dict(as_dict(item.get("body")).get("storage")).get("value")
-    converted = storage_to_text(storage if isinstance(storage, str) else "")
+    converted = storage_to_text(storage if isinstance(storage, str) else "", users)
     label_list = as_dict(as_dict(item.get("metadata")).get("labels")).get("results")
     labels = sorted_unique(as_dict(label).get("name") for label in as_list(label_list))
     title = item.get("title")

@@ -7,6 +7,16 @@ the file's path (``companies.json``, ``contacts/page-2.json``). Record type is t
 ``hs_lastmodifieddate`` on every object but contacts, where it is ``lastmodifieddate``.
 An ``archived: true`` object is skipped here; the API connector turns it into a deletion.
 
+Associations (``?associations=companies,contacts``: ``"associations": {"companies": {"results":
+[{"id": "…", "type": "deal_to_company"}]}}``, or the v4 shape ``{"toObjectId": …,
+"associationTypes": […]}``) are references: a deal has no property naming its company. An
+association carries only the other record's id, and that record lives in another file (or is
+not exported at all), so the reference names it by ``HubSpot <type> <id>`` (``HubSpot company
+9284710021``), a name every HubSpot record also goes by (an alias): the link resolves to the
+record's entity when the compile holds it, and stays the bare id, never a guessed name, when
+it does not. A relation a reference property already names (a contact's ``company``) keeps
+that name instead.
+
 ACL: HubSpot's object payload carries no grant list; what it carries is the record's owner
 (``hubspot_owner_id``) and the owner's team (``hubspot_team_id``). A portal whose users see only
 their own (or their team's) records declares it: ``options.owner_access: [deals, companies]``
@@ -27,7 +37,7 @@ from typing import Any, ClassVar
 
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 
-from ._common import FieldError, as_dict, build_each, origin, payload_items
+from ._common import FieldError, as_dict, as_list, build_each, origin, payload_items
 from .base import RecordError, SourceConfig
 from .privacy import declared_acl, person, restricted, union
 from .timefmt import parse_timestamp
@@ -68,6 +78,11 @@ def modified_property(object_type: str) -> str:
 def record_type(object_type: str) -> str:
     known = OBJECT_TYPES.get(object_type)
     return known.record_type if known else object_type
+
+
+def object_alias(object_type: str, object_id: Any) -> str:
+    """The name a HubSpot record goes by where only its id is known (an association)."""
+    return f"HubSpot {record_type(object_type).replace('_', ' ')} {object_id}"
 
 
 def object_type_for(path: str, source: SourceConfig) -> str | None:
@@ -148,8 +163,9 @@ def _record(
         url=_url(kind, str(obj["id"]), source),
         body=body.strip() if isinstance(body, str) else "",
         fields=_fields(props, {*title_keys, kind.body or ""}),
-        references=_references(props, source),
+        references=_all_references(props, obj.get("associations"), source),
         entity_type=kind.entity_type,
+        aliases=(object_alias(object_type, obj["id"]),),
         container=object_type,
         status=status if isinstance(status, str) and status else None,
         acl=record_acl(props, object_type, source),
@@ -211,3 +227,29 @@ def _references(props: dict[str, Any], source: SourceConfig) -> tuple[Reference,
         for prop, target in sorted(as_dict(mapping).items())
         if isinstance(props.get(prop), str) and props[prop].strip()
     )
+
+
+def _all_references(props: dict[str, Any], associations: Any,
+                    source: SourceConfig) -> tuple[Reference, ...]:
+    """Reference properties, then associations of the relations no property already names (a
+    contact's ``company`` property names its company as the page should show it)."""
+    named = _references(props, source)
+    relations = {r.relation for r in named}
+    return named + tuple(r for r in _associations(associations) if r.relation not in relations)
+
+
+def _associations(value: Any) -> tuple[Reference, ...]:
+    """One reference per associated record (see the module docstring), by association type
+    (``companies`` → relation ``company``); an id listed twice (HubSpot lists the primary
+    and the unlabeled association of one pair) is one reference."""
+    refs: list[Reference] = []
+    for to_type, page in sorted(as_dict(value).items()):
+        kind = OBJECT_TYPES.get(str(to_type))
+        relation = record_type(str(to_type)).replace("_", " ").strip()
+        for item in map(as_dict, as_list(as_dict(page).get("results"))):
+            other = item.get("id", item.get("toObjectId"))
+            if other in (None, "") or not relation:
+                continue
+            refs.append(Reference(relation=relation, target_type=kind.entity_type if kind else None,
+                                  target_name=object_alias(str(to_type), other)))
+    return tuple(dict.fromkeys(refs))

@@ -2,6 +2,14 @@
 
 Record id is the numeric issue id, which survives the issue moving project (its key does not);
 the key is kept as the entity name. v3 Atlassian Document Format bodies are flattened to text.
+
+Custom fields are named by the export's ``names`` map (``expand=names``) or
+``options.custom_field_names``; unnamed ones are skipped. Fields Jira keeps for its own ordering
+(Rank: ``0|i000cls412:``) say nothing to a reader: the export's ``schema`` map (``expand=schema``)
+names their type (``schema.custom`` ``com.pyxis.greenhopper.jira:gh-lexo-rank``); without a
+schema entry a field named "Rank" is taken for one. A custom field listed in
+``options.reference_fields`` becomes a reference to the entity it names, and only that (the same
+value as a field too made the fact appear twice on the page).
 """
 
 from __future__ import annotations
@@ -23,7 +31,11 @@ from .xhtml import header_row
 _DEFAULT_REFERENCE_FIELDS = {"Customer": "account", "Account": "account"}
 _NAMED_FIELDS = ("status", "priority", "issuetype", "resolution")
 _PEOPLE_FIELDS = ("assignee", "reporter")
-_DATE_FIELDS = ("created", "duedate")
+_DATE_FIELDS = ("created", "duedate", "resolutiondate")
+# custom field types Jira Software keeps for ordering issues on boards, not for people
+_INTERNAL_CUSTOM_TYPES = frozenset(
+    {"com.pyxis.greenhopper.jira:gh-lexo-rank", "com.pyxis.greenhopper.jira:gh-global-rank"})
+_INTERNAL_NAMES = frozenset({"rank", "rank (obsolete)"})
 _SPACE = re.compile(r"[ \t\r\f\v\u00a0]+")
 _ADF_BLOCKS = frozenset(
     {"paragraph", "heading", "blockquote", "codeBlock", "rule", "panel", "bulletList",
@@ -48,12 +60,24 @@ class JiraConnector:
         doc, items = got
         # Operator-configured names win over the export's: they are how the wiki should say it.
         names = {**_str_map(doc.get("names")), **_str_map(source.options.get("custom_field_names"))}
+        internal = _internal_fields(doc.get("schema"), names)
+        names = {k: v for k, v in names.items() if k not in internal}
         yield from build_each(path, items, "issue",
                               lambda issue, pointer: _record(issue, pointer, names, path, source, tenant))
 
 
 def _str_map(value: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in as_dict(value).items() if v is not None}
+
+
+def _internal_fields(schema: Any, names: dict[str, str]) -> frozenset[str]:
+    """Custom fields that only order issues (Rank): by the export's field schema where it
+    describes the field, else by the field's name."""
+    types = {str(k): as_dict(v).get("custom") for k, v in as_dict(schema).items()}
+    return frozenset(
+        field for field, name in names.items()
+        if (types[field] in _INTERNAL_CUSTOM_TYPES if field in types
+            else name.strip().lower() in _INTERNAL_NAMES))
 
 
 def _record(
@@ -194,6 +218,7 @@ def _fields_and_references(
         out[name] = person.get("displayName") or person.get("name")
     for name in _DATE_FIELDS:
         out[name] = fields.get(name) if isinstance(fields.get(name), str) else None
+    out.update(_versions(fields.get("fixVersions"), "fixVersions"))
 
     refs: list[Reference] = [
         Reference(relation="component", target_type="product", target_name=str(c["name"]))
@@ -207,17 +232,32 @@ def _fields_and_references(
         values = _values(fields[field_id])
         if not display or not values:
             continue
-        out[display] = values[0] if len(values) == 1 else ", ".join(str(v) for v in values)
         if display in reference_fields:
+            # the reference carries the value (and its link): a field too would state it twice
             refs += [
                 Reference(relation=display.lower(), target_type=reference_fields[display], target_name=str(v))
                 for v in values
             ]
+        else:
+            out[display] = values[0] if len(values) == 1 else ", ".join(str(v) for v in values)
     for link in map(as_dict, as_list(fields.get("issuelinks"))):
         other = as_dict(link.get("inwardIssue") or link.get("outwardIssue")).get("key")
         if other:
             refs.append(Reference(relation="linked issue", target_type="ticket", target_name=str(other)))
     return {k: v for k, v in out.items() if v is not None}, tuple(dict.fromkeys(refs))
+
+
+def _versions(value: Any, field: str) -> dict[str, Scalar]:
+    """A version list (``fixVersions``: ``[{name, releaseDate, released}]``) as the versions'
+    names and, when every one has a release date, their dates (in the same order)."""
+    versions = [v for v in map(as_dict, as_list(value)) if isinstance(v.get("name"), str) and v["name"].strip()]
+    if not versions:
+        return {}
+    out: dict[str, Scalar] = {field: ", ".join(v["name"].strip() for v in versions)}
+    dates = [str(v["releaseDate"]) for v in versions if isinstance(v.get("releaseDate"), str)]
+    if dates and len(dates) == len(versions):
+        out[f"{field}.releaseDate"] = ", ".join(dates)
+    return out
 
 
 def _acl(fields: dict[str, Any], source: SourceConfig) -> ACL:
@@ -263,6 +303,11 @@ def _walk(node: Any, out: list[str]) -> None:
     elif kind == "listItem":
         inner = adf_to_text({"content": node.get("content")})
         out.append("\n- " + inner + "\n")  # nested items keep their own "- " on later lines
+    elif kind == "taskItem":
+        # an action item keeps its checkbox, as Confluence storage task lists do (xhtml.py)
+        mark = {"DONE": "[x] ", "TODO": "[ ] "}.get(str(attrs.get("state")), "")
+        inner = adf_to_text({"content": node.get("content")})
+        out.append("\n- " + mark + inner + "\n")
     elif kind == "table":
         _adf_table(node, out)
     elif kind == "tableRow":

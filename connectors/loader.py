@@ -6,6 +6,7 @@ rest of the corpus still compiles.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from pydantic import ValidationError
 
 from compiler import safe_yaml
 from compiler.models import SourceRecord
+from compiler.settings import FolioSettings
+from compiler.wiki_owner import CorpusIdentity
 
 from .base import CorpusManifest, RecordError, SourceConfig
 from .registry import UnknownSystemError, get_connector
@@ -146,3 +149,25 @@ def corpus_records(root: Path, max_bytes: int) -> Iterator[SourceRecord]:
                                                              manifest.tenant):
                 if isinstance(item, SourceRecord):
                     yield item
+
+
+def current_sources(corpus: Path, settings: FolioSettings | None = None
+                    ) -> dict[str, tuple[str, str]]:
+    """key → (version, sha256) of every record in the corpus now, read by the same connectors
+    the compile uses (so the digests are computed the same way): what ``folio verify
+    --sources`` and an answer's audit hold the signed dependencies against."""
+    settings = settings or FolioSettings()
+    return {r.key: (r.version, r.sha256)
+            for r in corpus_records(corpus, settings.max_file_bytes)}
+
+
+def corpus_identity(src: Path) -> CorpusIdentity:
+    """Which corpus ``src`` is, as a wiki remembers its own (compiler/wiki_owner.py): the
+    folder and a digest of its parsed ``sources.yaml``, which survives a move."""
+    try:
+        manifest = load_manifest(src)
+    except (ValueError, OSError):
+        return CorpusIdentity(corpus=str(src.resolve()))
+    digest = hashlib.sha256(manifest.model_dump_json().encode("utf-8")).hexdigest()
+    return CorpusIdentity(corpus=str(src.resolve()), manifest_sha256=digest,
+                          tenant=manifest.tenant)

@@ -7,12 +7,18 @@ line-oriented: one block per line, list items as ``- item``, definition list ent
 ``Header: cell; Header: cell.`` (the first pair is the row's label; a label under an empty
 header cell stands alone), which reads as text and which the extractor reads cell by cell
 (``compiler/extract/tables.py``).
+
+What Confluence shows in place of markup is kept as text: a status lozenge's title
+(``AGREED``), a Jira issue macro's key, a user mention as the user's name (the link's own body,
+else the name the export gives for that user, else ``@<account id>`` so the fact that someone
+was named survives), and a task list item as ``- [ ] task`` / ``- [x] task`` by its status.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -27,6 +33,12 @@ _DROP = frozenset(
     {"ac:parameter", "ac:task-id", "ac:task-uuid", "ac:task-status", "ac:placeholder",
      "script", "style", "ri:url"}
 )  # fmt: skip
+# inline macros Confluence renders as one of their parameters: the lozenge's title, the key of
+# the Jira issue it links (they stay in the line they stand in)
+_INLINE_MACROS = {"status": "title", "jira": "key"}
+# how a <ri:user> names the user: Cloud account id, Server/Data Center user key, old username
+_USER_KEYS = ("ri:account-id", "ri:userkey", "ri:username")
+_TASK_MARKS = {"complete": "[x] ", "incomplete": "[ ] "}
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _VERBATIM = frozenset({"pre", "ac:plain-text-body"})
 _LINK_TARGETS = ("ri:page", "ri:blog-post")
@@ -49,8 +61,13 @@ class _Link:
 
 
 class _Converter(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, users: Mapping[str, str] | None = None) -> None:
         super().__init__(convert_charrefs=True)
+        self.users = users or {}
+        self._macros: list[str] = []  # names of the open structured macros
+        self._param: list[str] | None = None  # text of an inline macro's shown parameter
+        self._task_status: list[str] | None = None  # text of an open <ac:task-status>
+        self._task: list[str] = []  # each open task's status, once read
         if hasattr(self, "support_cdata"):  # Python >= 3.14 only reports CDATA when asked
             self.support_cdata(True)
         self.lines: list[str] = []
@@ -96,6 +113,11 @@ class _Converter(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
+        if not self._drop and tag == "ac:parameter" and self._macros \
+                and _INLINE_MACROS.get(self._macros[-1]) == a.get("ac:name"):
+            self._param = []  # the one parameter the macro shows: read it, drop the others
+        elif not self._drop and tag == "ac:task-status":
+            self._task_status = []
         if tag in _DROP:
             self._drop += 1
             return
@@ -103,12 +125,27 @@ class _Converter(HTMLParser):
             return
         if tag in _VERBATIM:
             self._verbatim += 1
+        if tag == "ac:structured-macro":
+            self._macros.append(a.get("ac:name", ""))
+            if self._macros[-1] in _INLINE_MACROS:
+                return  # inline: no line break around it
+        if tag == "ac:task":
+            self._task.append("")
         if tag == "ac:link":
             self._link.append(_Link())
         elif tag in _LINK_TARGETS and self._link:
             self._link[-1].target = a.get("ri:content-title") or None
         elif tag == "ri:attachment" and self._link:
             self._link[-1].fallback = a.get("ri:filename") or None
+        elif tag == "ri:user" and self._link:
+            self._link[-1].fallback = self._user(a)
+        elif tag == "ac:task-body":
+            self._break()
+            mark = _TASK_MARKS.get(self._task[-1] if self._task else "", "")
+            if self._cells or self._link:
+                self._emit(mark)
+            else:
+                self._prefix = "- " + mark
         elif tag == "time" and a.get("datetime"):
             self._emit(a["datetime"])
         elif tag == "table":
@@ -147,12 +184,32 @@ class _Converter(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in _DROP:
             self._drop = max(0, self._drop - 1)
+            if self._drop:
+                return
+            if tag == "ac:parameter" and self._param is not None:
+                shown, self._param = _SPACE.sub(" ", "".join(self._param)).strip(), None
+                if shown:
+                    # a word of its own: apart from the words that touch it, not from "(" or "."
+                    self._emit((" " if self._tail()[-1:].isalnum() else "") + shown)
+                    self._glued = True
+            elif tag == "ac:task-status" and self._task_status is not None:
+                if self._task:
+                    self._task[-1] = "".join(self._task_status).strip().lower()
+                self._task_status = None
             return
         if self._drop:
             return
         if tag in _VERBATIM:
             self._verbatim = max(0, self._verbatim - 1)
-        if tag == "ac:link" and self._link:
+        if tag == "ac:structured-macro" and self._macros:
+            if self._macros.pop() in _INLINE_MACROS:
+                return
+        if tag == "ac:task" and self._task:
+            self._task.pop()
+        if tag == "ac:task-body":
+            self._break()
+            self._prefix = ""
+        elif tag == "ac:link" and self._link:
             self._close_link()
         elif tag in _CELLS and self._rows and len(self._cells) > self._rows[-1][1]:
             self._close_cell()
@@ -180,7 +237,14 @@ class _Converter(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._drop:
+            if self._drop == 1 and self._param is not None:
+                self._param.append(data)
+            elif self._drop == 1 and self._task_status is not None:
+                self._task_status.append(data)
             return
+        if self._glued and data[:1].isalnum():
+            data = " " + data
+        self._glued = False
         if self._verbatim:
             first, *rest = data.split("\n")
             self._emit(first)
@@ -198,6 +262,22 @@ class _Converter(HTMLParser):
         # Python versions that do not recognise CDATA outside SVG/MathML report it as a comment.
         if data.startswith("[CDATA[") and data.endswith("]]"):
             self.handle_data(data[len("[CDATA[") : -2])
+
+    _glued = False  # the last text emitted was an inline macro's
+
+    def _tail(self) -> str:
+        """The last text the current output sink received (see :meth:`_emit`)."""
+        sink = (self._link[-1].parts if self._link else self._term
+                if self._term is not None and not self._cells else self._cells[-1]
+                if self._cells else self._line)
+        return sink[-1] if sink else ""
+
+    def _user(self, a: dict[str, str]) -> str | None:
+        """A mentioned user as the export names them, else by their id."""
+        for key in _USER_KEYS:
+            if a.get(key):
+                return self.users.get(a[key]) or f"@{a[key]}"
+        return None
 
     def _close_link(self) -> None:
         link = self._link.pop()
@@ -284,14 +364,15 @@ def _tidy(lines: list[str]) -> str:
     return "\n".join(line for line in out if line)
 
 
-def storage_to_text(storage: str) -> StorageText:
-    """Plain text and linked page titles of a Confluence storage-format document.
+def storage_to_text(storage: str, users: Mapping[str, str] | None = None) -> StorageText:
+    """Plain text and linked page titles of a Confluence storage-format document. ``users``:
+    display names by account id (or user key, username) for mentions without a link body.
 
     Never raises: markup the tolerant parser still chokes on is reduced to its text content.
     """
     if not storage:
         return StorageText("")
-    converter = _Converter()
+    converter = _Converter(users)
     try:
         converter.feed(storage)
         return converter.finish()

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from compiler.settings import FolioSettings
 from connectors.bus.base import Delivery, Subscription
-from connectors.consumer import collect_batch
+from connectors.bus.batching import collect_batch
 
 from .deployments import deployment_name
 

@@ -172,7 +172,7 @@ def bridge_cmd(
     import logging
 
     from compiler.settings import FolioSettings
-    from connectors.cli import _stop_on_signals, start_health
+    from .connectors_cli import _stop_on_signals, start_health
     from connectors.wiring import make_bus
 
     from .bridge import Bridge

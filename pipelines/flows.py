@@ -72,7 +72,7 @@ def ship_claimset(config: str, site: str) -> int:
 def drain_events(config: str, site: str, max_batches: int = 50, wait_s: float = 1.0) -> dict:
     """Apply the site's queued change events to its corpus and ship after each batch; commit
     offsets only after the claim set is in the store (at-least-once, idempotent)."""
-    from connectors.consumer import SiteConsumer
+    from .consumer import SiteConsumer
     from connectors.site_corpus import SiteCorpus
     from connectors.wiring import claim_check_store, make_bus
 

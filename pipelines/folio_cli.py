@@ -1,7 +1,7 @@
 """``folio``: the whole command line, composed from what each package registers.
 
 compiler/cli.py holds the compiler's own commands (compile, query, show, lint, verify, publish,
-ask, serve, …), connectors/cli.py the event commands (``connectors run|sync``, ``consume``),
+ask, serve, …), pipelines/connectors_cli.py the event commands (``connectors run|sync``, ``consume``),
 pipelines/cli.py the Prefect flows (``pipeline …``). The composition lives here, in the package
 that already stands on both compiler/ and connectors/, so no package imports the CLI of one
 above it. Each of those modules imports only typer, rich and its own light modules: the optional
@@ -21,9 +21,9 @@ from rich.console import Console
 from compiler import __version__
 from compiler.cli import app as compiler_app
 from compiler.cli_base import folio_typer
-from connectors.cli import register as register_connectors
 
 from .cli import register as register_pipelines
+from .connectors_cli import register as register_connectors
 
 app = folio_typer(
     help="Folio compiles enterprise sources (CMS pages, tickets, CRM records) into a "

@@ -8,7 +8,7 @@ from pathlib import Path
 from compiler.models import ACL, SourceRecord
 from compiler.provenance.reproducible import reproducible_files
 from compiler.settings import FolioSettings
-from connectors.event_settings import EventSettings
+from compiler.event_settings import EventSettings
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 

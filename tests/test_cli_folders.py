@@ -16,7 +16,7 @@ from compiler.wiki_owner import FolderGuardError
 from conftest import ACME, TODAY, flat
 from connectors.bus.base import Topics
 from connectors.bus.memory import InProcessBus
-from connectors.consumer import SiteConsumer
+from pipelines.consumer import SiteConsumer
 from connectors.site_corpus import SiteCorpus
 
 REPO = Path(__file__).resolve().parents[1]

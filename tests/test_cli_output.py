@@ -117,8 +117,8 @@ def test_first_compile_log_says_created_and_counts_are_plural(tmp_path: Path) ->
 def test_event_reports_count_in_plural_correct_words(capsys) -> None:  # type: ignore[no-untyped-def]
     from compiler.build import CompileReport
     from connectors.api.runner import RunReport
-    from connectors.cli import _print_batch, _print_run
-    from connectors.consumer import BatchReport
+    from pipelines.connectors_cli import _print_batch, _print_run
+    from pipelines.consumer import BatchReport
     from connectors.site_corpus import ApplyResult
 
     _print_batch(BatchReport(events=1, keys=1, applied=ApplyResult(written=1),

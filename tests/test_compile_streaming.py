@@ -6,7 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import compiler.build as build
+import compiler.corpus_scan as corpus_scan
+import compiler.record_read as record_read
 from compiler.build import compile_wiki
 from compiler.settings import FolioSettings
 
@@ -16,7 +17,7 @@ ACME = Path(__file__).resolve().parents[1] / "examples" / "acme"
 def _trace(monkeypatch) -> list[tuple[str, str]]:
     """Every file read and every file parsed, in the order they happen."""
     events: list[tuple[str, str]] = []
-    read, parse = build.read_input, build.parse_file
+    read, parse = record_read.read_input, record_read.parse_file
 
     def reading(f, max_bytes):
         events.append(("read", f.rel))
@@ -26,8 +27,9 @@ def _trace(monkeypatch) -> list[tuple[str, str]]:
         events.append(("parse", item[0]))
         return parse(item)
 
-    monkeypatch.setattr(build, "read_input", reading)
-    monkeypatch.setattr(build, "parse_file", parsing)
+    monkeypatch.setattr(corpus_scan, "read_input", reading)
+    monkeypatch.setattr(record_read, "read_input", reading)
+    monkeypatch.setattr(record_read, "parse_file", parsing)
     return events
 
 

@@ -584,7 +584,7 @@ def test_dockerignore_excludes_repo_noise_but_keeps_what_the_build_needs():
                 hit = not negate
         return hit
 
-    for needed in ("pyproject.toml", "README.md", "compiler/cli.py", "connectors/cli.py",
+    for needed in ("pyproject.toml", "README.md", "compiler/cli.py", "pipelines/connectors_cli.py",
                    "pipelines/folio_cli.py", "pipelines/flows.py", "examples/acme/sources.yaml",
                    "examples/acme/authority.yaml", "examples/acme/jira/search-page-1.json"):
         assert (REPO / needed).exists(), needed

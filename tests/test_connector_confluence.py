@@ -322,3 +322,68 @@ def test_sha256_changes_with_body() -> None:
     (b,) = _records(_parse(changed))
     assert a.body != b.body
     assert a.sha256 != b.sha256
+
+
+# -- mentions: names from the export ------------------------------------------------------------
+
+_ELENA = "712020:8c1f6a2e-5b3d-4e7a-9f10-2a6b3c4d5e05"
+_TASK = (f'<ac:task-list><ac:task><ac:task-id>1</ac:task-id><ac:task-status>incomplete'
+         f'</ac:task-status><ac:task-body><ac:link><ri:user ri:account-id="{_ELENA}" /></ac:link>'
+         ' draft the Canvas requirements</ac:task-body></ac:task></ac:task-list>')
+
+
+def _user(account_id: str, name: str) -> dict[str, Any]:
+    return {"type": "known", "accountId": account_id, "accountType": "atlassian",
+            "publicName": name, "displayName": name}
+
+
+def _notes(**overrides: Any) -> dict[str, Any]:
+    return _page(id="720930", title="Q4 Product Review",
+                 body={"storage": {"value": _TASK, "representation": "storage"}}, **overrides)
+
+
+def test_mention_named_by_a_user_object_of_the_same_export() -> None:
+    """The kestrel review's action items: the owner is a mention whose name the export gives
+    only as another page's author (history.createdBy / version.by)."""
+    author = _page(id="720897", title="Kestrel Assess",
+                   history={"createdDate": "2023-01-02T03:04:05.000Z", "createdBy": _user(_ELENA, "Elena Vasquez")})
+    notes, _ = _records(_parse({"results": [_notes(), author]}))
+    assert notes.body == "- [ ] Elena Vasquez draft the Canvas requirements"
+    # the operator's map wins; no name anywhere: the account id, never a guess
+    (notes,) = _records(_parse({"results": [_notes()]}, source=_source(user_names={_ELENA: "E. Vasquez"})))
+    assert notes.body == "- [ ] E. Vasquez draft the Canvas requirements"
+    (notes,) = _records(_parse({"results": [_notes()]}))
+    assert notes.body == f"- [ ] @{_ELENA} draft the Canvas requirements"
+    # a single content object names its own users (version.by)
+    (notes,) = _records(_parse(_notes(version={"number": 2, "when": "2026-11-05T10:00:00.000Z",
+                                               "by": _user(_ELENA, "Elena Vasquez")}),
+                               path="confluence/720930.json"))
+    assert notes.body == "- [ ] Elena Vasquez draft the Canvas requirements"
+
+
+def test_parse_memo_rebuilds_a_page_whose_mentioned_user_was_renamed_elsewhere() -> None:
+    """The compile's parse memo skips payload objects it built before: a page whose text takes
+    a name from another page of the file must be rebuilt when that name changes."""
+    import connectors._common as common
+
+    def parse(doc: dict[str, Any], memo: common.ItemMemo) -> list[Any]:
+        common.ITEM_MEMO = memo
+        try:
+            return _parse(doc)
+        finally:
+            common.ITEM_MEMO = None
+
+    def doc(name: str) -> dict[str, Any]:
+        author = _page(id="720897", title="Kestrel Assess", history={
+            "createdDate": "2023-01-02T03:04:05.000Z", "createdBy": _user(_ELENA, name)})
+        return {"results": [_notes(), author]}
+
+    first = common.ItemMemo({}, {}, "salt")
+    records = _records(parse(doc("Elena Vasquez"), first))
+    known = {first.digests[r.key]: (r.key, r.id, r.sha256) for r in records}
+    stored = {r.key: r.sha256 for r in records}
+    again = parse(doc("Elena Vasquez"), common.ItemMemo(known, stored, "salt"))
+    assert all(isinstance(r, common.KnownItem) for r in again)  # unchanged: nothing rebuilt
+    renamed = parse(doc("Elena Vasquez-Ruiz"), common.ItemMemo(known, stored, "salt"))
+    (notes,) = [r for r in renamed if isinstance(r, SourceRecord) and r.id == "720930"]
+    assert notes.body == "- [ ] Elena Vasquez-Ruiz draft the Canvas requirements"

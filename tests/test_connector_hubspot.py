@@ -107,3 +107,87 @@ def test_version_falls_back_to_updated_at_and_bad_dates_are_errors() -> None:
 def test_registered_with_the_json_suffix() -> None:
     assert isinstance(get_connector("hubspot"), HubSpotConnector)
     assert HubSpotConnector.file_suffixes == (".json",)
+
+
+def _deal(**extra: Any) -> dict[str, Any]:
+    return {"id": "13720094455", "properties": {
+        "dealname": "Harborview USD - Assess expansion", "amount": "62500",
+        "hs_lastmodifieddate": "2026-11-20T17:05:12.008Z"},
+        "createdAt": "2026-10-06T16:44:09.310Z", "updatedAt": "2026-11-20T17:05:12.008Z",
+        "archived": False, **extra}
+
+
+def test_associations_become_references_by_the_associated_records_alias() -> None:
+    """A deal names its company only through ``associations`` (kestrel's deals): the deal
+    page did not link to its company."""
+    deal = _deal(associations={
+        "companies": {"results": [{"id": "9284710034", "type": "deal_to_company"},
+                                  {"id": "9284710034", "type": "deal_to_company_unlabeled"}]},
+        "contacts": {"results": [{"id": "40587", "type": "deal_to_contact"}]},
+        "p_shipments": {"results": [{"id": "77", "type": "deal_to_shipment"}]}})
+    (record,) = _records(_parse({"results": [deal]}, path="hubspot/deals.json"))
+    assert record.references == (
+        Reference(relation="company", target_type="account", target_name="HubSpot company 9284710034"),
+        Reference(relation="contact", target_type="contact", target_name="HubSpot contact 40587"),
+        Reference(relation="p shipments", target_type=None, target_name="HubSpot p shipments 77"),
+    )
+    # every record goes by that name, so the reference resolves to it when it is exported
+    company = {"id": "9284710034", "properties": {"name": "Harborview Unified School District",
+                                                 "hs_lastmodifieddate": "2026-11-20T17:02:51.940Z"}}
+    (harborview,) = _records(_parse({"results": [company]}))
+    assert harborview.aliases == ("HubSpot company 9284710034",)
+    (shipment,) = _records(_parse({"results": [{"id": "77", "properties": {
+        "name": "S-77", "hs_lastmodifieddate": "2026-11-20T17:02:51.940Z"}}]},
+        path="hubspot/p_shipments.json", source=_source(object_type="p_shipments")))
+    assert shipment.aliases == ("HubSpot p shipments 77",)
+
+
+def test_v4_associations_and_a_property_naming_the_same_relation() -> None:
+    """The v4 shape (``toObjectId``, ``associationTypes``) reads the same; a contact whose
+    ``company`` property names its company keeps that name, not the id."""
+    v4 = _deal(associations={"companies": {"results": [
+        {"toObjectId": 9284710021, "associationTypes": [
+            {"category": "HUBSPOT_DEFINED", "typeId": 5, "label": "Primary"},
+            {"category": "HUBSPOT_DEFINED", "typeId": 341, "label": None}]}]}})
+    (record,) = _records(_parse({"results": [v4]}, path="hubspot/deals.json"))
+    assert record.references == (
+        Reference(relation="company", target_type="account", target_name="HubSpot company 9284710021"),)
+    contact = {"id": "40551", "properties": {
+        "firstname": "Angela", "lastname": "Moss", "company": "Maple Valley School District",
+        "lastmodifieddate": "2026-11-12T14:22:19.006Z"},
+        "associations": {"companies": {"results": [{"id": "9284710021", "type": "contact_to_company"}]},
+                         "deals": {"results": [{"id": "13720094410", "type": "contact_to_deal"}]}}}
+    (angela,) = _records(_parse({"results": [contact]}, path="hubspot/contacts.json"))
+    assert angela.references == (
+        Reference(relation="company", target_type="account", target_name="Maple Valley School District"),
+        Reference(relation="deal", target_type="opportunity", target_name="HubSpot deal 13720094410"),
+    )
+    # no associations, or odd ones: nothing invented
+    odd = _deal(associations={"companies": {"results": [{"type": "deal_to_company"}, "x"]}, "deals": None})
+    (record,) = _records(_parse({"results": [odd]}, path="hubspot/deals.json"))
+    assert record.references == ()
+
+
+def test_compiled_deal_links_to_its_associated_company(tmp_path: Path) -> None:
+    """Through the compile: the deal's association resolves to the company exported in
+    another file; an association whose record is not exported stays its id, unlinked."""
+    from datetime import date
+
+    from compiler.build import compile_wiki
+
+    corpus = tmp_path / "corpus"
+    (corpus / "hubspot").mkdir(parents=True)
+    (corpus / "sources.yaml").write_text(
+        "tenant: t\nsources:\n  - {path: hubspot, system: hubspot, instance: portal-1}\n")
+    (corpus / "hubspot" / "companies.json").write_text(json.dumps({"results": [
+        {"id": "9284710034", "properties": {"name": "Harborview Unified School District",
+                                           "hs_lastmodifieddate": "2026-11-20T17:02:51.940Z"}}]}))
+    deal = _deal(associations={"companies": {"results": [
+        {"id": "9284710034", "type": "deal_to_company"}, {"id": "555", "type": "deal_to_company"}]}})
+    (corpus / "hubspot" / "deals.json").write_text(json.dumps({"results": [deal]}))
+    compile_wiki(corpus, tmp_path / "wiki", today=date(2026, 11, 24))
+    page = (tmp_path / "wiki" / "opportunity" / "harborview-usd-assess-expansion.md").read_text()
+    assert "[[account/harborview-unified-school-district\\|HubSpot company 9284710034]]" in page
+    assert "HubSpot company 555" in page and "[[account/hubspot-company-555" not in page
+    company = (tmp_path / "wiki" / "account" / "harborview-unified-school-district.md").read_text()
+    assert "[[opportunity/harborview-usd-assess-expansion|" in company  # referenced by the deal

@@ -181,7 +181,8 @@ def test_custom_fields_named_by_names_map_and_options() -> None:
     )
     doc = {"issues": [issue], "names": {"customfield_10010": "Customer", "customfield_10011": "Tier", "customfield_10012": "Story Points"}}
     (record,) = _records(_parse(doc, source=_source(custom_field_names={"customfield_10015": "Regions"})))
-    assert record.fields["Customer"] == "Acme Corp"
+    # a reference field is a reference (its link), not a field too: the fact once on the page
+    assert "Customer" not in record.fields
     assert record.fields["Tier"] == "Gold"
     assert record.fields["Story Points"] == 5.0
     assert record.fields["Regions"] == "EU, US"
@@ -203,6 +204,67 @@ def test_reference_fields_option_and_issue_links() -> None:
         Reference(relation="linked issue", target_type="ticket", target_name="SUP-7"),
         Reference(relation="linked issue", target_type="ticket", target_name="OPS-1"),
     )
+
+
+def test_reference_field_is_stated_once() -> None:
+    """A select field named in reference_fields (kestrel's District) was both a field and a
+    reference: two rows of one fact on the ticket's page."""
+    issue = _issue(customfield_10061={"self": "x", "value": "Maple Valley School District", "id": "10301"})
+    doc = {"issues": [issue], "names": {"customfield_10061": "District"}}
+    (record,) = _records(_parse(doc, source=_source(reference_fields={"District": "account"})))
+    assert Reference(relation="district", target_type="account",
+                     target_name="Maple Valley School District") in record.references
+    assert not any(v == "Maple Valley School District" for v in record.fields.values())
+    # without reference_fields it stays a plain field
+    (record,) = _records(_parse(doc))
+    assert record.fields["District"] == "Maple Valley School District"
+
+
+def test_rank_field_dropped_by_schema_or_name() -> None:
+    """Rank orders issues on a board: "0|i000cls412:" is no fact about the issue."""
+    issue = _issue(customfield_10019="0|i000cls412:", customfield_10070={"value": "SEV2"},
+                   customfield_10090="3")
+    names = {"customfield_10019": "Rank", "customfield_10070": "Severity", "customfield_10090": "Rank"}
+    # by name, when the export carries no field schema
+    (record,) = _records(_parse({"issues": [issue], "names": names}))
+    assert "Rank" not in record.fields and record.fields["Severity"] == "SEV2"
+    assert "0|i000cls412:" not in record.fields.values()
+    # by schema (expand=schema): the lexo-rank type is dropped, whatever its name; a field the
+    # schema says is an ordinary number stays, even when someone named it "Rank"
+    schema = {
+        "customfield_10019": {"type": "any", "custom": "com.pyxis.greenhopper.jira:gh-lexo-rank",
+                              "customId": 10019},
+        "customfield_10070": {"type": "option",
+                              "custom": "com.atlassian.jira.plugin.system.customfieldtypes:select"},
+        "customfield_10090": {"type": "number",
+                              "custom": "com.atlassian.jira.plugin.system.customfieldtypes:float"},
+    }
+    renamed = {**names, "customfield_10019": "Board order"}
+    (record,) = _records(_parse({"issues": [issue], "names": renamed, "schema": schema}))
+    assert "Board order" not in record.fields and record.fields["Severity"] == "SEV2"
+    assert record.fields["Rank"] == "3"
+    # a single issue (GET /issue/{key}?expand=names,schema) carries both maps itself
+    single = {**issue, "names": renamed, "schema": schema}
+    (record,) = _records(_parse(single, path="jira/SUP-101.json"))
+    assert "Board order" not in record.fields and record.fields["Rank"] == "3"
+
+
+def test_resolution_date_and_fix_versions_are_fields() -> None:
+    issue = _issue(
+        resolution={"name": "Done"}, resolutiondate="2026-11-10T09:12:44.190+0000",
+        fixVersions=[{"self": "x", "id": "10400", "name": "26.12", "archived": False,
+                      "released": False, "releaseDate": "2026-12-01"}])
+    (record,) = _records(_parse({"issues": [issue]}))
+    assert record.fields["resolutiondate"] == "2026-11-10T09:12:44.190+0000"
+    assert record.fields["fixVersions"] == "26.12"
+    assert record.fields["fixVersions.releaseDate"] == "2026-12-01"
+    two = _issue(fixVersions=[{"name": "26.12", "releaseDate": "2026-12-01"}, {"name": "27.1"}])
+    (record,) = _records(_parse({"issues": [two]}))
+    assert record.fields["fixVersions"] == "26.12, 27.1"
+    # dates that would not pair with their versions are not stated
+    assert "fixVersions.releaseDate" not in record.fields
+    (record,) = _records(_parse({"issues": [_issue(fixVersions=[], resolutiondate=None)]}))
+    assert not {"fixVersions", "resolutiondate"} & set(record.fields)
 
 
 def test_security_level_becomes_acl() -> None:
@@ -305,3 +367,15 @@ def test_sha256_stable_and_independent_of_origin() -> None:
     assert a.origin != b.origin and a.sha256 == b.sha256
     (c,) = _records(_parse({"issues": [_issue(description="Customer asked twice.")]}))
     assert c.sha256 != a.sha256
+
+
+def test_adf_task_items_keep_marker_and_state() -> None:
+    doc = {"type": "doc", "version": 1, "content": [
+        {"type": "paragraph", "content": [{"type": "text", "text": "Follow-ups"}]},
+        {"type": "taskList", "attrs": {"localId": "l1"}, "content": [
+            {"type": "taskItem", "attrs": {"localId": "t1", "state": "TODO"}, "content": [
+                {"type": "mention", "attrs": {"id": "712020:abc", "text": "@Noor Haddad"}},
+                {"type": "text", "text": " rotate the keys"}]},
+            {"type": "taskItem", "attrs": {"localId": "t2", "state": "DONE"}, "content": [
+                {"type": "text", "text": "revoke the token"}]}]}]}
+    assert adf_to_text(doc) == "Follow-ups\n- [ ] @Noor Haddad rotate the keys\n- [x] revoke the token"

@@ -11,7 +11,7 @@ from pipelines.folio_cli import app
 from connectors.base import SourceConfig
 from connectors.bus.base import DLQ_REASON_HEADER, Topics
 from connectors.bus.memory import InProcessBus
-from connectors.consumer import SiteConsumer
+from pipelines.consumer import SiteConsumer
 from connectors.events import WireMessage, delete_event, encode, record_event
 from connectors.record_json import RecordJsonConnector
 from connectors.site_corpus import SiteCorpus
@@ -159,24 +159,24 @@ class _ScriptedBus:
 
 
 def test_a_steady_stream_is_batched_within_the_linger_and_a_backlog_drains_whole(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import connectors.consumer as consumer_mod
-    from connectors.consumer import collect_batch
-    from connectors.event_settings import EventSettings
+    import connectors.bus.batching as batching_mod
+    from connectors.bus.batching import collect_batch
+    from compiler.event_settings import EventSettings
 
     ev = EventSettings(debounce_ms=100, max_batch_wait_ms=2000, max_batch=20_000)
     # a steady stream, one event every 10 ms, is never quiet: the batch closes once it is
     # debounce_ms old instead of waiting max_batch_wait_ms (which every event would pay)
     live = _ScriptedBus([i * 0.01 for i in range(1000)])
-    monkeypatch.setattr(consumer_mod, "time", live)
+    monkeypatch.setattr(batching_mod, "time", live)
     batch = collect_batch(live, ev, None, 1.0)
     assert len(batch) <= 12 and live.now <= 0.1 + 1e-9
     # the next batch starts where it stopped: nothing is lost or taken twice
     assert [d.offset for d in batch + collect_batch(live, ev, None, 1.0)] == list(range(len(batch) + 11))
     # a backlog (a burst, fetched in chunks) goes into one batch, past the linger
     backlog = _ScriptedBus([0.0] * 5000 + [0.5 + i * 0.01 for i in range(100)])
-    monkeypatch.setattr(consumer_mod, "time", backlog)
+    monkeypatch.setattr(batching_mod, "time", backlog)
     assert len(collect_batch(backlog, ev, None, 1.0)) == 5000
     # and so does a burst still being published (5,000 events/s, a few per poll)
     flowing = _ScriptedBus([i * 0.0002 for i in range(4000)] + [1.5 + i * 0.01 for i in range(100)])
-    monkeypatch.setattr(consumer_mod, "time", flowing)
+    monkeypatch.setattr(batching_mod, "time", flowing)
     assert len(collect_batch(flowing, ev, None, 1.0)) == 4000

@@ -18,7 +18,7 @@ from compiler.provenance.verify import trust_from, verify_wiki
 from compiler.settings import FolioSettings
 from connectors.bus.base import DLQ_REASON_HEADER, Topics
 from connectors.bus.memory import InProcessBus
-from connectors.consumer import SiteConsumer
+from pipelines.consumer import SiteConsumer
 from connectors.events import encode, record_event
 from connectors.site_corpus import SiteCorpus
 from conftest import ACME, TODAY

@@ -328,23 +328,23 @@ def test_first_compile_that_fails_leaves_no_state_and_reruns_whole(tmp_path: Pat
     """A first compile builds its state without a journal under another name: a failure
     after pages were written must leave no state behind, and the rerun must equal a clean
     compile (and be journaled from then on)."""
-    from compiler import build
+    from compiler.compile_run import CompileRun
 
     corpus = tmp_path / "corpus"
     shutil.copytree(ACME, corpus)
     wiki = tmp_path / "wiki"
-    real = build._Compile._aggregate
+    real = CompileRun._aggregate
 
     def crash(self) -> None:  # noqa: ANN001
         raise RuntimeError("killed after the pages were written")
 
-    monkeypatch.setattr(build._Compile, "_aggregate", crash)
+    monkeypatch.setattr(CompileRun, "_aggregate", crash)
     with pytest.raises(RuntimeError, match="killed"):
         compile_wiki(corpus, wiki, today="2026-11-21")
     # pages were rendered, but into the stage of a generation that never committed
     assert not any(wiki.rglob("*.md")), "no page of an uncommitted compile is visible"
     assert sorted(p.name for p in (wiki / ".folio").iterdir()) == ["lock", "pending.json"]
-    monkeypatch.setattr(build._Compile, "_aggregate", real)
+    monkeypatch.setattr(CompileRun, "_aggregate", real)
     (wiki / ".folio" / "state.db.new").write_bytes(b"half a database")  # as a kill leaves it
     report = compile_wiki(corpus, wiki, today="2026-11-21")
     assert report.full_rebuild and report.rejected == 0
@@ -425,7 +425,7 @@ def test_changed_summary_patches_index_lines_in_place(tmp_path: Path, monkeypatc
     """A page whose summary changed (same type and title) has its index.md line replaced in the
     file instead of the whole index re-assembled; the result must equal a full render. A file
     that is not the one the last compile wrote is re-assembled instead."""
-    import compiler.build as build
+    import compiler.aggregate_files as aggregate_files
     from compiler.render import render_index
 
     corpus = tmp_path / "corpus"
@@ -434,8 +434,9 @@ def test_changed_summary_patches_index_lines_in_place(tmp_path: Path, monkeypatc
     compile_wiki(corpus, wiki, today="2026-11-21")
     doc = corpus / "handbook" / "returns-handling.md"
     assembled: list[int] = []
-    real = build.assemble_index
-    monkeypatch.setattr(build, "assemble_index", lambda lines: assembled.append(1) or real(lines))
+    real = aggregate_files.assemble_index
+    monkeypatch.setattr(aggregate_files, "assemble_index",
+                        lambda lines: assembled.append(1) or real(lines))
 
     def expected() -> str:
         state = wiki_state(wiki)

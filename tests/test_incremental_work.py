@@ -256,7 +256,7 @@ def test_an_edit_of_a_remembered_export_is_parsed_without_starting_workers(
     ones: the read phase counts it at a fraction of its size, and a pool sized to pay for a
     first parse of those bytes is not started for it (a 1 % edit forked one per compile).
     A first compile of the same files still goes to the workers."""
-    import compiler.build as build
+    import compiler.record_read as record_read
     from compiler.settings import FolioSettings
 
     from test_incremental import edit_policy
@@ -264,17 +264,17 @@ def test_an_edit_of_a_remembered_export_is_parsed_without_starting_workers(
     corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
     shutil.copytree(ACME, corpus)
     size = (corpus / "confluence" / "pol.json").stat().st_size
-    threshold = size // build._BYTES_PER_RECORD  # a first parse of pol.json alone reaches it
+    threshold = size // record_read._BYTES_PER_RECORD  # a first parse of pol.json alone reaches it
     assert threshold >= 2
     settings = FolioSettings(workers=2, parallel_min_items=threshold)
     phases: list[tuple[int, int]] = []
-    real = build.step_runner
+    real = record_read.step_runner  # the read phase's pool
 
     def spy(workers, n_items, min_items, *a, **k):
         phases.append((n_items, min_items))
         return real(workers, n_items, min_items, *a, **k)
 
-    monkeypatch.setattr(build, "step_runner", spy)
+    monkeypatch.setattr(record_read, "step_runner", spy)
     compile_wiki(corpus, wiki, settings, today=TODAY)
     first_read = phases[0]
     assert first_read[0] >= first_read[1]  # the first parse: workers
@@ -284,7 +284,7 @@ def test_an_edit_of_a_remembered_export_is_parsed_without_starting_workers(
     assert report.files_changed == 1 and report.records_extracted == 1
     read = phases[0]
     assert read[0] < read[1]  # the edit: parsed in this process
-    monkeypatch.setattr(build, "step_runner", real)
+    monkeypatch.setattr(record_read, "step_runner", real)
     _assert_equals_clean(corpus, wiki, tmp_path)
 
 

@@ -20,7 +20,7 @@ from kafka import KafkaAdminClient
 from brokers import fresh
 from connectors.bus.base import DLQ_REASON_HEADER, Topics
 from connectors.bus.kafka import KafkaBus
-from connectors.consumer import SiteConsumer
+from pipelines.consumer import SiteConsumer
 from connectors.events import delete_event, encode, record_event
 from connectors.site_corpus import SiteCorpus
 from eventdata import T0, kafka_settings, pages, ticket

@@ -19,7 +19,7 @@ from connectors.api.runner import CursorStore, poll_once
 from connectors.bus.base import PublishError, Topics
 from connectors.bus.kafka import KafkaBus
 from connectors.bus.memory import InProcessBus
-from connectors.consumer import SiteConsumer
+from pipelines.consumer import SiteConsumer
 from connectors.events import Tombstone, decode, encode, record_event
 from connectors.site_corpus import SiteCorpus
 from eventdata import T0, kafka_settings, pages, ticket

@@ -31,7 +31,7 @@ from compiler.store.url import open_store
 from conftest import ACME
 from connectors.bus.base import Topics
 from connectors.bus.kafka import KafkaBus
-from connectors.event_settings import EventSettings
+from compiler.event_settings import EventSettings
 from connectors.events import encode, record_event
 from connectors.loader import corpus_records
 from pipeline_sites import make_topology, site_entry, write_topology

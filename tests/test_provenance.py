@@ -33,6 +33,7 @@ from compiler.provenance.statement import (
     statement_bytes,
 )
 from compiler.provenance.verify import Trust, trust_from, verify_wiki
+from connectors.loader import current_sources
 from compiler.schemas import all_schemas
 from compiler.settings import FolioSettings
 from conftest import TEST_KEY, TODAY, flat
@@ -729,7 +730,7 @@ def test_verify_sources_reports_drift(acme_copy: Path, tmp_path: Path, runner) -
     doc = acme_copy / "handbook" / "returns-handling.md"
     doc.write_text(doc.read_text().replace("Compare the delivery date", "Check the delivery date"))
     (acme_copy / "handbook" / "platform-team.md").unlink()
-    report = verify_wiki(wiki, _trust(), acme_copy)
+    report = verify_wiki(wiki, _trust(), current_sources(acme_copy))
     assert report.ok
     stale = {s.page: {c.key: c.state for c in s.sources} for s in report.stale}
     assert stale["process/returns-handling.md"] == {

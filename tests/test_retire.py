@@ -14,7 +14,7 @@ from compiler.build import compile_wiki
 from compiler.staging import RETIRED, STATE_DIR
 from connectors.bus.base import Topics
 from connectors.bus.memory import InProcessBus
-from connectors.consumer import SiteConsumer
+from pipelines.consumer import SiteConsumer
 from connectors.events import delete_event, encode, record_event
 from connectors.site_corpus import TRASH_DIR, SiteCorpus
 from eventdata import T0, kafka_settings, pages, ticket

@@ -4,20 +4,16 @@ exports, with their facts and conflicts."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import payloads as P
+from .base import BuilderBase
 from .common import (Account, DEVICE_CLASSES, HS_INDUSTRY, HS_INST, PLANS, SF_INDUSTRY, SF_INST,
                      STAGES, TITLES, _pg, dur, key, ts_hs, ts_sf)
 from .phrasing import number_text
 
-if TYPE_CHECKING:
-    from .world import Builder as _Base
-else:
-    _Base = object
 
-
-class CrmMixin(_Base):
+class CrmMixin(BuilderBase):
     def salesforce(self) -> None:
         r, T = self.rng, self.truth
         accounts = []

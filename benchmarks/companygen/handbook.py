@@ -4,19 +4,15 @@ plans."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import payloads as P
+from .base import BuilderBase
 from .common import Account, MD_INST, NOW, PLANS, SITES, _pg, key
 from .phrasing import duration_text
 
-if TYPE_CHECKING:
-    from .world import Builder as _Base
-else:
-    _Base = object
 
-
-class HandbookMixin(_Base):
+class HandbookMixin(BuilderBase):
     def handbook(self) -> None:
         r, T = self.rng, self.truth
         cut = {s[0]: r.choice(["13:00", "14:00", "15:30", "16:00"]) for s in SITES}

@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import payloads as P
+from .base import BuilderBase
 from .common import (Account, JIRA_BASE, JIRA_INST, NOW, Product, SITES, ZD_BASE, ZD_INST, _pg,
                      dur, key, ts_jira, ts_zendesk)
 from .phrasing import duration_adjective, duration_text
 
-if TYPE_CHECKING:
-    from .world import Builder as _Base
-else:
-    _Base = object
 
-
-class TicketsMixin(_Base):
+class TicketsMixin(BuilderBase):
     def jira_markup(self, body: str) -> str:
         """Jira wiki markup around a comment (an instruction is left as planted)."""
         if "instructions" in body:

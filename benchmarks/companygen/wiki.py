@@ -4,20 +4,16 @@ XHTML with tables, lists and definition lists."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import payloads as P
+from .base import BuilderBase
 from .common import (Account, CONF_BASE, CONF_INST, PLANS, Product, SF_INST, _pg, dur, key,
                      ts_confluence)
 from .phrasing import duration_adjective, duration_text, fill, money_text
 
-if TYPE_CHECKING:
-    from .world import Builder as _Base
-else:
-    _Base = object
 
-
-class ConfluenceMixin(_Base):
+class ConfluenceMixin(BuilderBase):
     def confluence(self) -> None:
         self.conf_ops()
         self.conf_prod()

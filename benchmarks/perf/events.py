@@ -59,7 +59,7 @@ def _publish(bootstrap: str, topics: tuple[str, str], records: list, rate: float
     second in 50 ms slices; each event's ``ce_time`` is when its slice is sent."""
     from connectors.bus.base import Topics
     from connectors.bus.kafka import KafkaBus
-    from connectors.event_settings import EventSettings
+    from compiler.event_settings import EventSettings
     from connectors.events import encode, record_event
 
     bus = KafkaBus(EventSettings(kafka_bootstrap=bootstrap), Topics(*topics))
@@ -88,8 +88,8 @@ class Site:
         from connectors.bus.base import Topics
         from connectors.bus.kafka import KafkaBus
         from connectors.bus.local_broker import Broker, fresh
-        from connectors.consumer import SiteConsumer
-        from connectors.event_settings import EventSettings
+        from pipelines.consumer import SiteConsumer
+        from compiler.event_settings import EventSettings
         from connectors.site_corpus import SiteCorpus
 
         self.kind, self.records = kind, records

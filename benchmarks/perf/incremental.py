@@ -56,12 +56,12 @@ def _settle() -> None:
 
 
 def _past_racy_window() -> None:
-    """Let files written just now age past the scan's racy window (compiler/build.py
+    """Let files written just now age past the scan's racy window (compiler/corpus_scan.py
     ``_RACY_NS``): a file modified within it of a compile's scan is hashed again by the next
     compile, once, whether or not it changed. A corpus generated and compiled within 2 s would
     charge re-reading and hashing every one of its files (~1,070 at 10k) to the incremental
     compile that follows: not work per changed record. Not measured."""
-    from compiler.build import _RACY_NS
+    from compiler.corpus_scan import _RACY_NS
 
     time.sleep(_RACY_NS / 1e9 + 0.2)
 
@@ -117,8 +117,8 @@ def child_burst(n: int, events: int, root: Path, order: str) -> dict[str, Any]:
     from compiler.settings import FolioSettings
     from connectors.bus.base import Topics
     from connectors.bus.memory import InProcessBus
-    from connectors.consumer import SiteConsumer
-    from connectors.event_settings import EventSettings
+    from pipelines.consumer import SiteConsumer
+    from compiler.event_settings import EventSettings
     from connectors.events import encode, record_event
     from connectors.site_corpus import SiteCorpus
 

@@ -32,6 +32,9 @@ class RawClaim(BaseModel):
         (), description="(qualifier, canonical value) pairs, sorted; part of the attribute's identity")
     subject_type: str | None = Field(
         None, description="entity type the schema declares the attribute on (links the subject)")
+    row: tuple[str, str] | None = Field(
+        None, description="(label column's name, row label) of a table row's fact: what tells "
+        "two rows stating one attribute apart when the label names no entity")
 
 
 class Extraction(BaseModel):

@@ -32,7 +32,7 @@ from .shapes import shape as _shape
 from .tables import Row, pipe_tables, row_line
 
 # Bump when extraction output can change for the same input: it invalidates the cache.
-_RULES_VERSION = "offline-2"
+_RULES_VERSION = "offline-3"
 
 _LINE = re.compile(r"[^\n]+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
@@ -190,9 +190,13 @@ class _Reader:
             hits: list[Hit] = []
             if self.vocab is not None:
                 hits = cell_hits(self.vocab, header.text, row.label.text, cell.text,
-                                 self.entity_type, ctx)
+                                 self.entity_type, ctx,
+                                 row.label_header.text if row.label_header else None)
+            label_of = (normalize_attribute(row.label_header.text) if row.label_header else ""
+                        ) or "row"
             for h in hits:
-                yield _fact(body, row.start, row.end, h, collapse(h.value), row.label.text)
+                fact = _fact(body, row.start, row.end, h, collapse(h.value), row.label.text)
+                yield fact.model_copy(update={"row": (label_of, collapse(row.label.text))})
             if hits:
                 continue
             value = collapse(cell.text)

@@ -342,6 +342,32 @@ def _hits_of(ref: AttrRef, values: list[Found], qmatches: list[Match],
     return [Hit(ref, v.text, v.start, v.end, tuple(sorted(quals.items())))]
 
 
+# headers of a transposed table's value column: the row label is the attribute, the cell its value
+def _words(text: str) -> str:
+    return " ".join(t for t, _, _ in tokens(text))
+
+
+_VALUE_HEADERS = frozenset(_words(w) for w in (
+    "value", "values", "setting", "details", "amount", "current", "answer", "limit", "target"))
+_LABEL_HEADERS = frozenset(_words(w) for w in (
+    "attribute", "item", "term", "metric", "field", "setting", "parameter", "name"))
+
+
+def _transposed(vocab: Vocabulary, ref: AttrRef, header: str, label_header: str | None) -> bool:
+    """A row label names the attribute of its cells only in a transposed table: its columns
+    are qualifier values of that attribute ("Uptime; Enterprise: 99.95%; Team: 99.9%") or a
+    bare value column ("Refund window; Value: 30 days"), and the label column has no name of
+    its own. A header that is a name of its own ("Role: Account Executive; Level: II; Band
+    minimum: $90,000") heads its own attribute: "Account Executive" is the row, and the
+    attribute "account" it happens to contain is not what the cells state."""
+    if label_header and _words(label_header) not in _LABEL_HEADERS:
+        return False
+    if _words(header) in _VALUE_HEADERS:
+        return True
+    declared = set(ref.spec.qualifiers)
+    return any(q in declared for q, _ in vocab.qualifier_of(header))
+
+
 def _outside_qualifiers(vocab: Vocabulary, text: str) -> list[Match]:
     quals = vocab.qualifier_matches(text)
     return [m for m in vocab.attribute_matches(text)
@@ -349,7 +375,7 @@ def _outside_qualifiers(vocab: Vocabulary, text: str) -> list[Match]:
 
 
 def cell_hits(vocab: Vocabulary, header: str, label: str, cell: str, entity_type: str | None,
-              context: Context = Context()) -> list[Hit]:
+              context: Context = Context(), label_header: str | None = None) -> list[Hit]:
     """A table cell under ``header`` in the row labelled ``label``: the attribute is named by
     the header (or the label, in a transposed table, or the context); qualifiers by the
     label, the header and the context. Spans are in ``cell``."""
@@ -357,7 +383,8 @@ def cell_hits(vocab: Vocabulary, header: str, label: str, cell: str, entity_type
     l_attrs = _outside_qualifiers(vocab, label)
     if h_attrs:
         ref = _choose(h_attrs[0].targets, entity_type, cell)
-    elif l_attrs:
+    elif l_attrs and _transposed(vocab, _choose(l_attrs[0].targets, entity_type, cell),
+                                 header, label_header):
         ref = _choose(l_attrs[0].targets, entity_type, cell)
     elif len(context.attributes) == 1:
         ref = context.attributes[0]

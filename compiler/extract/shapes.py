@@ -26,6 +26,22 @@ _ADJECTIVAL = re.compile(
     r"(?:day|week|month|year|hour|minute))\s+(?P<x>[a-z]+(?:\s[a-z]+){0,2}?)"
     r"(?=\s+(?:for|to|of|and|on|in|with|from|that|which|is|applies|covers)\b|[.,;:]|$)",
     re.IGNORECASE)
+# "Harbourview Clinics runs a 660-bed facility": a named subject, a count compounded with the
+# thing counted. The value is the count of that thing ("bed count"); measures ("a 40-foot
+# container", "a 2-litre bottle") and times (``_ADJECTIVAL``) are sizes, not counts.
+_COUNTED = re.compile(
+    r"^(?P<s>[A-Z][\w&'.-]*(?:\s+(?:[A-Z0-9&][\w&'.-]*|of|and|de|la))*)\s+"
+    r"(?:runs|operates|has|owns|manages|maintains|is|opened|built)\s+(?:a|an)\s+"
+    r"(?P<y>\d[\d,]*)-(?P<u>[a-z]{3,})\s+(?P<h>[a-z]+)\s*[.!]?$")
+# "Brightwater Regional Hospital operates 210 beds": a named subject holding a number of things
+_HOLDS = re.compile(
+    r"^(?P<s>[A-Z][\w&'.-]*(?:\s+(?:[A-Z0-9&][\w&'.-]*|of|and|de|la))*)\s+"
+    r"(?:runs|operates|owns|manages|maintains)\s+(?P<y>\d[\d,]*)\s+(?P<u>[a-z]{3,}s)\s*[.!]?$")
+_MEASURES = frozenset(
+    "day days week weeks month months year years hour hours minute minutes second seconds "
+    "foot feet inch inches metre meter metres meters mile miles litre liter gallon ton tonne "
+    "pound kilogram gram volt watt degree percent page star point person people man woman "
+    "step part piece time times".split())
 _PRONOUNS = frozenset("it this that these those there he she they we you i which who what "
                       "here one each all some".split())
 # heads of phrases that describe prose, not attributes of a thing
@@ -112,4 +128,14 @@ def shape(sentence: str) -> tuple[str, str, str] | None:
         return x, x, y
     if (m := _ADJECTIVAL.match(sentence)) and _strong_attribute(m["x"]):
         return m["s"] or m["x"], m["x"], m["y"]
+    if (m := _COUNTED.match(sentence)) and m["u"] not in _MEASURES \
+            and m["s"].split()[0].lower() not in _PRONOUNS:
+        # stated "of" its subject, as "The bed count of Harbourview Clinics is 660" would be
+        # (linking finds the named entity, induction the name it is stated of)
+        x = f"{m['u']} count of {m['s']}"
+        return x, x, m["y"]
+    if (m := _HOLDS.match(sentence)) and m["u"] not in _MEASURES \
+            and m["s"].split()[0].lower() not in _PRONOUNS:
+        x = f"{m['u'][:-1]} count of {m['s']}"
+        return x, x, m["y"]
     return None

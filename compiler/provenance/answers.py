@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..atomic import write_atomic
 from ..canonical import canonical_json, sha256_hex
-from ..query import Answer
 from ..settings import FolioSettings
 from ..state import State
 from .attest import signer_from_settings
@@ -27,10 +26,23 @@ from .statement import (
     statement_bytes,
 )
 from .state_check import StateCheck, check_served
-from .verify import Trust, VerifyError, current_sources, verify_bundle_bytes
+from .verify import SourcesNow, Trust, VerifyError, verify_bundle_bytes
 
 ANSWERS_DIR = ".answers"
 _ID_LEN = 20
+
+
+class AttestableAnswer(Protocol):
+    """What an answer record is made of: a ``query`` answer or an ``ask`` answer both are one
+    (provenance signs answers; it does not depend on how they are found)."""
+
+    question: str
+    found: bool
+    principal: str | None
+
+    def cited_claims(self) -> list[tuple[str, str]]: ...
+
+    def text(self) -> str: ...
 
 
 class _Model(BaseModel):
@@ -80,10 +92,9 @@ class AuditError(ValueError):
     pass
 
 
-def answer_statement(state: State, wiki: Path, result: Answer, settings: FolioSettings,
-                     now: datetime | None = None) -> AnswerStatement:
-    """``result``: a ``query`` :class:`Answer` or an ``ask`` answer (anything with
-    ``cited_claims()``, ``text()``, ``question``, ``found`` and ``principal``)."""
+def answer_statement(state: State, wiki: Path, result: AttestableAnswer,
+                     settings: FolioSettings, now: datetime | None = None) -> AnswerStatement:
+    """``result``: a ``query`` :class:`~compiler.query.Answer` or an ``ask`` answer."""
     pairs = result.cited_claims()
     claims = state.claims_by_ids([cid for cid, _ in pairs])
     cited: list[CitedClaim] = []
@@ -116,7 +127,7 @@ def record_id(payload: bytes) -> str:
     return sha256_hex(payload)[:_ID_LEN]
 
 
-def attest_answer(state: State, wiki: Path, result: Answer, settings: FolioSettings,
+def attest_answer(state: State, wiki: Path, result: AttestableAnswer, settings: FolioSettings,
                   now: datetime | None = None) -> str:
     """Sign and store the answer; returns its id (the digest prefix of the signed statement)."""
     signer = signer_from_settings(settings)
@@ -185,16 +196,16 @@ def load_answer(wiki: Path, rid: str, trust: Trust) -> AnswerStatement:
 
 
 def audit(wiki: Path, state: State, rid: str, trust: Trust,
-          sources: Path | None = None) -> AuditReport:
+          sources: SourcesNow | None = None) -> AuditReport:
     """Each cited claim against the signed DBOM of its page now (the page pinned by the signed
     index root), never against the unsigned state; sources against the DBOM's resolved
-    dependencies, or against the corpus as it is now (``sources``)."""
+    dependencies, or against the corpus's records as they are now (``sources``, read by
+    :func:`connectors.loader.current_sources`)."""
     stmt = load_answer(wiki, rid, trust)
     p = stmt.predicate
     check = StateCheck(wiki, state, trust)
     # the audit reads signed files only, but refuses a wiki whose state contradicts them
     check_served(wiki, state, trust, {c.page for c in p.citations}, check)
-    corpus = current_sources(sources) if sources is not None else None
     trace = []
     for c in p.citations:
         page_stmt = check.page_statement(c.page)  # raises when the root or its bundle fails
@@ -220,7 +231,7 @@ def audit(wiki: Path, state: State, rid: str, trust: Trust,
                          else "changed")
             deps = {d.name: (d.annotations.version, d.digest.get("sha256", ""))
                     for d in page_stmt.predicate.build_definition.resolved_dependencies}
-        now = corpus if corpus is not None else deps
+        now = sources if sources is not None else deps
         cur = now.get(c.source.key)
         src_flag: Flag = ("deleted" if cur is None else
                           "unchanged" if cur[1] == c.source.sha256 else "changed")

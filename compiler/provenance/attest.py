@@ -285,7 +285,7 @@ def _attest(c: CompileContext, plan: SigningPlan, signed: dict[str, str],
     ledger.put_bundles(st, ((eid, bucket[eid], d or "") for eid, d in digests.items()))
     ledger.drop_pages(st, removed)
     touched = set(bucket.values())
-    # their mtimes are noted once the generation is applied (build.py)
+    # their mtimes are noted once the generation is applied (compile_run.py)
     c.remember_folders = {eid.partition("/")[0] for eid in digests.keys() | removed | all_pages}
     res = update_root(st, c.files, signer, plan.build, c.report.pages_total, touched, aggregates,
                       rebuild=plan.resign_all)

@@ -32,7 +32,8 @@ from pydantic import ValidationError
 
 from ..canonical import canonical_json, sha256_hex
 from ..models import Claim, Entity
-from ..state import _FULL_JSON, _WITH_RECORD, State
+from ..state import State
+from ..state_claims import _FULL_JSON, _WITH_RECORD
 from .index_root import (
     BUNDLE_SUFFIX, ROOT_FILE, SIDECAR_SUFFIX, IndexBucket, IndexStatement, bucket_file, bucket_of,
     is_bucket_file,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,10 @@ from .signers import (
 )
 from .statement import PAYLOAD_TYPE, PageStatement
 from .verify_report import SourceChange, StalePage, VerifyReport
+
+
+# the corpus's records now: key → (version, sha256), read by the connectors (connectors/loader.py)
+SourcesNow = Mapping[str, tuple[str, str]]
 
 
 class VerifyError(ValueError):
@@ -218,16 +223,18 @@ def read_page_statement(bundle: Path, where: str, trust: Trust) -> PageStatement
                           f"({exc.errors()[0]['msg']})") from exc
 
 
-def verify_wiki(wiki: Path, trust: Trust, sources: Path | None = None) -> VerifyReport:
+def verify_wiki(wiki: Path, trust: Trust, sources: SourcesNow | None = None) -> VerifyReport:
     """Verify the wiki's current generation: one a killed compile committed is rolled forward
-    first, and a compile committing meanwhile waits until this read is done (staging.py)."""
+    first, and a compile committing meanwhile waits until this read is done (staging.py).
+    ``sources``: the corpus's records now (:func:`connectors.loader.current_sources`), to
+    report the pages compiled from sources that have changed since."""
     from ..staging import reading
 
     with reading(wiki):
         return _verify_wiki(wiki, trust, sources)
 
 
-def _verify_wiki(wiki: Path, trust: Trust, sources: Path | None) -> VerifyReport:
+def _verify_wiki(wiki: Path, trust: Trust, sources: SourcesNow | None) -> VerifyReport:
     report = VerifyReport(wiki=str(wiki), trusted=trust.describe())
     scan = scan_wiki(wiki)
     present = scan.files
@@ -299,18 +306,7 @@ def _verify_wiki(wiki: Path, trust: Trust, sources: Path | None) -> VerifyReport
     return report
 
 
-def current_sources(corpus: Path, settings: FolioSettings | None = None) -> dict[str, tuple[str, str]]:
-    """key → (version, sha256) of every record in the corpus now, read by the same connectors
-    the compile uses (so the digests are computed the same way)."""
-    from connectors.loader import corpus_records
-
-    settings = settings or FolioSettings()
-    return {r.key: (r.version, r.sha256)
-            for r in corpus_records(corpus, settings.max_file_bytes)}
-
-
-def source_changes(deps: list[tuple[str, str, str]],
-                   now: dict[str, tuple[str, str]]) -> list[SourceChange]:
+def source_changes(deps: list[tuple[str, str, str]], now: SourcesNow) -> list[SourceChange]:
     """``deps`` are (key, version, sha256) as compiled."""
     changes = []
     for key, version, sha in deps:
@@ -325,8 +321,7 @@ def source_changes(deps: list[tuple[str, str, str]],
     return changes
 
 
-def source_drift(corpus: Path, statements: dict[str, PageStatement]) -> list[StalePage]:
-    now = current_sources(corpus)
+def source_drift(now: SourcesNow, statements: dict[str, PageStatement]) -> list[StalePage]:
     stale = []
     for rel in sorted(statements):
         deps = [(d.name, d.annotations.version, d.digest.get("sha256", ""))
@@ -345,4 +340,4 @@ def report_json(report: VerifyReport) -> str:
 
 
 __all__ = ["Trust", "VerifyError", "trust_from", "verify_bundle_bytes",
-           "verify_wiki", "source_drift", "current_sources", "report_json", "SigningError"]
+           "verify_wiki", "source_drift", "report_json", "SigningError", "SourcesNow"]

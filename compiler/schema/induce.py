@@ -46,9 +46,10 @@ from typing import Any
 from .index import Vocabulary, vocabulary
 from .keys import attr_key, type_key, value_key
 from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
+from ..text import _LEGAL_SUFFIXES
 from .values import format_number, parse_date, parse_number
 
-INDUCED_VERSION = "induce-3"  # bump when the rules change: the digest then changes too
+INDUCED_VERSION = "induce-4"  # bump when the rules change: the digest then changes too
 
 # a pair of fields is one attribute when, on the entities both describe, ...
 MIN_SHARED = 3        # ... at least this many entities carry both
@@ -737,6 +738,8 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
     named: dict[str, set[str]] = defaultdict(set)
     for r in records:
         named[r.entity.split("/", 1)[-1]].add(r.entity_type)
+    stated: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    together: dict[str, dict[str, set[str]]] = defaultdict(dict)  # record → name → values
     for r in records:
         rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
         for name, value, about in r.facts:
@@ -744,8 +747,16 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
                 continue
             seen[name].add(rid)
             kinds[name][prose_kind(value) or ("text", None)] += 1
+            if about and about not in named and about.rsplit("-", 1)[-1] in _LEGAL_SUFFIXES:
+                about = about.rsplit("-", 1)[0]  # "Harbourview Clinics Ltd" is the account's
             types[name] |= named.get(about) or {r.entity_type}
+            key = _fact_key(value)
+            stated[name][about or r.entity.split("/", 1)[-1]].add(key)
+            together[rid].setdefault(name, set()).add(key)
+    same = _same_facts(seen, kinds, types, stated, together, vocab)
     for name in sorted(seen):
+        if name in same:
+            continue  # a second name of another phrase: declared as that one's phrase
         if len(seen[name]) < MIN_PHRASE_RECORDS:
             continue
         (kind, unit), n = max(sorted(kinds[name].items(), key=lambda kv: str(kv[0])),
@@ -756,6 +767,9 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
         if vocab.declared_anywhere(name) is not None:
             continue
         spec: dict[str, Any] = {"type": "text" if kind == "code" else kind, "induced": True}
+        others = sorted(o for o, keep in same.items() if keep == name)
+        if others:
+            spec["phrases"] = others
         if kind == "duration":
             units = Counter(u for (k, u), c in kinds[name].items() if k == "duration"
                             for _ in range(c))
@@ -772,6 +786,78 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
             out.phrases.append(InducedPhrase(
                 tuple(tnames), name, kind, len(seen[name]),
                 f"stated by {len(seen[name])} records, {n} of {total} values read as {kind}"))
+
+
+# words too general for two names sharing them to mean one fact without values to show it
+_GENERAL_WORDS = frozenset(_stem(w) for w in (
+    "time date period hours days count total rate level size limit term window interval "
+    "duration number amount value first last maximum minimum current standard new".split()))
+MIN_SAME_AGREE = 0.6  # share of the entities two names are both stated of that agree
+
+
+def _fact_key(value: str) -> str:
+    return " ".join(_TOKEN.findall(value.lower()))
+
+
+def _kind_of(kinds: Counter[tuple[str, str | None]]) -> tuple[tuple[str, str | None], float]:
+    (kind, n) = max(sorted(kinds.items(), key=lambda kv: str(kv[0])), key=lambda kv: kv[1])
+    return kind, n / sum(kinds.values())
+
+
+def _words_of(name: str) -> frozenset[str]:
+    return frozenset(_stem(t) for t in _TOKEN.findall(name) if t not in _STOP)
+
+
+def _same_facts(seen: dict[str, set[str]], kinds: dict[str, Counter[tuple[str, str | None]]],
+                types: dict[str, set[str]], stated: dict[str, dict[str, set[str]]],
+                together: dict[str, dict[str, set[str]]], vocab: Vocabulary) -> dict[str, str]:
+    """Prose names that are one fact under two names ("battery life" and "battery runtime",
+    "response time" and "on-site response time"): {second name: the name it joins}.
+
+    Evidence, all of it required: both read as the same value type (durations of one unit);
+    the names share a content word and either one holds the other with one extra word (a
+    modifier: "on-site") or they are the same length; they are stated of the same entity
+    type; no record states both with different values (one record naming both with different
+    values says they differ); and on the entities both are stated of, their values mostly
+    agree, with at least one such entity unless one name holds the other. The name more
+    records use is kept."""
+    typed = {}
+    for name in seen:
+        if vocab.declared_anywhere(name) is not None:
+            continue
+        kind, share = _kind_of(kinds[name])
+        if kind[0] != "text" and share >= MIN_PHRASE_TYPED and len(name.split()) >= 2:
+            typed[name] = kind
+    clash: set[frozenset[str]] = set()
+    for names in together.values():
+        for a in names:
+            for b in names:
+                if a < b and names[a] != names[b]:
+                    clash.add(frozenset((a, b)))
+    ranked = sorted(typed, key=lambda n: (-len(seen[n]), len(n), n))
+    out: dict[str, str] = {}
+    for i, keep in enumerate(ranked):
+        if keep in out:
+            continue
+        kw = _words_of(keep)
+        for other in ranked[i + 1:]:
+            if other in out or typed[other] != typed[keep] or types[other] != types[keep]:
+                continue
+            if frozenset((keep, other)) in clash:
+                continue
+            ow = _words_of(other)
+            small, big = sorted((kw, ow), key=len)
+            contains = small < big and len(big - small) == 1 and len(small) >= 2
+            if not contains and not (len(kw) == len(ow) and kw & ow):
+                continue
+            shared = set(stated[keep]) & set(stated[other])
+            agree = sum(1 for e in shared if stated[keep][e] & stated[other][e])
+            if shared and agree < MIN_SAME_AGREE * len(shared):
+                continue
+            if not shared and not contains and not (kw & ow) - _GENERAL_WORDS:
+                continue  # names alone: they must share a word that says something
+            out[other] = keep
+    return out
 
 
 def apply(schema: Schema, induction: Induction) -> Schema:

@@ -19,7 +19,7 @@ from kafka.admin import NewTopic
 from kafka.errors import CommitFailedError, KafkaError, TopicAlreadyExistsError
 from kafka.structs import OffsetAndMetadata
 
-from ..event_settings import EventSettings
+from compiler.event_settings import EventSettings
 from ..events import WireMessage
 from .base import (
     Delivery, PublishError, Topics, dead_letter_message, max_request_bytes,

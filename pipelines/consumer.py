@@ -1,10 +1,12 @@
 """The site consumer: events in, corpus folder updated, wiki compiled, offsets committed.
 
+It stands in pipelines/, above both the connectors it reads and the compiler it runs.
+
 One batch at a time, in this order, which is what makes a crash at any point harmless:
 
-1. collect a batch (:func:`collect_batch`): open ``debounce_ms`` after its first event, so a
-   storm of edits to one record becomes one write and one compile, then growing only while
-   the bus holds a backlog;
+1. collect a batch (:func:`connectors.bus.batching.collect_batch`): open ``debounce_ms``
+   after its first event, so a storm of edits to one record becomes one write and one
+   compile, then growing only while the bus holds a backlog;
 2. decode every message; the ones that fail go to the dead-letter topic with the reason;
 3. keep the last event per key; write/delete the record files (atomic, fsynced, skipped when
    the bytes are already there);
@@ -29,11 +31,12 @@ from threading import Event
 from compiler.build import CompileReport, compile_wiki
 from compiler.models import SourceRecord
 from compiler.settings import FolioSettings
-
-from .bus.base import Delivery, Subscription
-from .event_settings import EventSettings
-from .events import ChangeEvent, ClaimCheckStore, EventError, decode
-from .site_corpus import ApplyResult, SiteCorpus
+from compiler.wiki_owner import check_consumer_corpus, check_corpus, check_output_folder
+from connectors.bus.base import Delivery, Subscription
+from connectors.bus.batching import collect_batch
+from connectors.events import ChangeEvent, ClaimCheckStore, EventError, decode
+from connectors.loader import corpus_identity
+from connectors.site_corpus import ApplyResult, SiteCorpus
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +45,9 @@ def guard_consumer(corpus: SiteCorpus, wiki: Path) -> None:
     """Raise :class:`compiler.wiki_owner.FolderGuardError` when compiling the consumer's corpus
     into ``wiki`` would destroy what is not the consumer's: another corpus's wiki, a folder of
     other files, or a corpus folder of the user's own."""
-    from compiler.wiki_owner import check_consumer_corpus, check_corpus, check_output_folder
-
     check_consumer_corpus(corpus.root, corpus.manifest_bytes())
     check_output_folder(corpus.root, wiki)
-    check_corpus(corpus.root, wiki, how="give the events' wiki a folder of its own (--wiki NEW)")
+    check_corpus(corpus_identity(corpus.root), wiki, how="give the events' wiki a folder of its own (--wiki NEW)")
 
 
 @dataclass(slots=True)
@@ -82,56 +83,6 @@ def _sync_folder(path: Path) -> None:
     except (OSError, AttributeError):
         pass
     os.sync()
-
-
-# at least this many events within _DRAIN_WINDOW_S (~1,300/s) means the bus holds a backlog
-# (a burst, or what arrived during the last compile), not a live stream: keep draining it
-# into the same batch, whose compile then costs less per event
-BACKLOG_EVENTS = 64
-_DRAIN_WINDOW_S = 0.05
-
-
-def collect_batch(sub: Subscription, ev: EventSettings, stop: Event | None,
-                  first_wait_s: float, *, until_quiet: bool = False) -> list[Delivery]:
-    """One batch, adaptive: small and prompt at the live edge, large under a backlog.
-
-    After its first event the batch stays open ``debounce_ms`` for more (a storm of edits to
-    one record compiles once); after that it grows only while events keep coming faster than
-    ``BACKLOG_EVENTS`` per ``_DRAIN_WINDOW_S``, up to ``max_batch`` events or
-    ``max_batch_wait_ms``. A steady stream therefore waits ``debounce_ms`` at most instead of
-    a quiet moment (which a steady stream never has), and a burst drains in few large batches.
-
-    ``until_quiet`` (the event bridge, where each batch is a flow run): poll until the bus
-    has been quiet for ``debounce_ms``, the batch is full, or it is ``max_batch_wait_ms`` old."""
-    batch = sub.poll(first_wait_s, ev.max_batch)
-    if not batch:
-        return batch
-    opened = time.monotonic()
-    linger, max_wait = ev.debounce_ms / 1000, ev.max_batch_wait_ms / 1000
-    arrivals: list[tuple[float, int]] = [(opened, len(batch))]  # (when, how many) per poll
-    while len(batch) < ev.max_batch and not (stop and stop.is_set()):
-        now = time.monotonic()
-        age = now - opened
-        left = max_wait - age
-        if left <= 0:
-            break
-        if until_quiet:
-            wait = linger
-        elif age < linger:
-            wait = linger - age
-        else:
-            recent = sum(n for t, n in arrivals if t >= now - _DRAIN_WINDOW_S)
-            if recent < BACKLOG_EVENTS:
-                break  # a live stream, past the linger: compile what there is
-            wait = _DRAIN_WINDOW_S
-        more = sub.poll(min(wait, left), ev.max_batch - len(batch))
-        if not more:
-            if until_quiet or age >= linger:
-                break
-            continue
-        batch.extend(more)
-        arrivals.append((time.monotonic(), len(more)))
-    return batch
 
 
 class SiteConsumer:

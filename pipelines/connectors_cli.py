@@ -1,5 +1,6 @@
 """``folio connectors run|sync`` and ``folio consume``: registered on the main app by
-:func:`register`, kept here so the compiler's CLI module stays small."""
+:func:`register`. They stand here, above compiler/ and connectors/, because they compile what
+the connectors publish (pipelines/consumer.py)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,16 @@ from rich.console import Console
 
 from compiler.cli_base import folio_typer, plural
 from compiler.settings import FolioSettings
+from compiler.wiki_owner import FolderGuardError
+from connectors.bus.base import EventBus, PublishError
+from connectors.health import HealthServer
+from connectors.site_corpus import SiteCorpus
+from connectors.wiring import claim_check_store, make_bus
 
-from .bus.base import EventBus, PublishError
 from .consumer import BatchReport, SiteConsumer, guard_consumer
-from .health import HealthServer
-from .site_corpus import SiteCorpus
-from .wiring import claim_check_store, make_bus
 
 if TYPE_CHECKING:
-    from .api.runner import RunReport
+    from connectors.api.runner import RunReport
 
 EXIT_REJECTED = 3
 out = Console()
@@ -90,9 +92,9 @@ def _embedded_compile(bus: EventBus, settings: FolioSettings, tenant: str, site:
 
 def _setup(config: Path, system: str, instance: str | None, wiki: Path | None):  # type: ignore[no-untyped-def]
     # the API connectors need httpx (the connectors extra): imported here, not at start-up
-    from .api.base import ConfigError, load_site_config
-    from .api.registry import make_api_connector
-    from .api.runner import CursorStore, cursor_path
+    from connectors.api.base import ConfigError, load_site_config
+    from connectors.api.registry import make_api_connector
+    from connectors.api.runner import CursorStore, cursor_path
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = FolioSettings()
@@ -127,8 +129,8 @@ def run_cmd(
     wiki: WikiEmbedded = None,
 ) -> None:
     """Poll the system's API with a checkpointed cursor and publish change events."""
-    from .api.client import ApiError
-    from .api.runner import poll_once
+    from connectors.api.client import ApiError
+    from connectors.api.runner import poll_once
 
     settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
     with _stop_on_signals() as stop:
@@ -137,7 +139,7 @@ def run_cmd(
         # alive while a page or a round completes within the poll interval plus 5 minutes
         probe = start_health(health, stale_after_s=cfg.poll_interval_s + 300)
         if webhook:
-            from .webhook import WebhookHints
+            from connectors.webhook import WebhookHints
 
             hints = WebhookHints(webhook, wake).start()
             out.print(f"accepting webhook hints on {hints.address[0]}:{hints.address[1]}")
@@ -188,7 +190,7 @@ def sync_cmd(
     wiki: WikiEmbedded = None,
 ) -> None:
     """Replay export files as a snapshot (op r events)."""
-    from .api.runner import export_files, sync_export
+    from connectors.api.runner import export_files, sync_export
 
     settings, site, cfg, connector, bus, store = _setup(config, system, instance, wiki)
     try:
@@ -209,7 +211,6 @@ def sync_cmd(
 def _guard(corpus: SiteCorpus, wiki: Path) -> None:
     """Refuse, before any event is published or any file written, a wiki that is not the
     events' own (compiler/wiki_owner.py)."""
-    from compiler.wiki_owner import FolderGuardError
 
     try:
         guard_consumer(corpus, wiki)

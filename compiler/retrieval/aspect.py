@@ -232,7 +232,6 @@ class AspectMatcher:
             # the attribute with its qualifiers and the source's own field name or label
             # ("Warranty_Months__c", "numberofemployees")
             fields += [self._attribute_words(claim), Counter(stems(value_clause(claim)))]
-        own = set(stems(attribute_text(claim))) | set(stems(claim.value))
         vocab = (attribute_vocabulary(claim.attribute, key, self.schema_words)
                  if not statement else frozenset())
 
@@ -274,12 +273,6 @@ class AspectMatcher:
         # that is covered is the modifier (a word naming a kind of value, "number", "hours",
         # is covered by a value of that shape or type)
         if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
-            return None
-        if noun and not statement and not (set(noun) & entity) and not any(
-                covered(t) == 1.0 or SYNONYMS.get(t, frozenset()) & own for t in noun):
-            # the head noun reached only through a synonym of the schema's phrase for the
-            # attribute is two steps away: "revenue" is not a deal's *stage* because the
-            # schema calls it a "sales stage"
             return None
         if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
             return None

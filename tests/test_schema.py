@@ -99,6 +99,8 @@ def test_base_schema_maps_the_standard_fields_of_each_system() -> None:
         ("hubspot", "contact", "contact", "jobtitle", "title"),
         ("zendesk", "ticket", "ticket", "type", "ticket type"),
         ("jira", "issue", "ticket", "issuetype", "ticket type"),
+        ("jira", "issue", "ticket", "resolutiondate", "resolved"),
+        ("jira", "issue", "ticket", "fixVersions", "fix version"),
     ]
     for system, rtype, etype, field, attribute in cases:
         hit = vocab.field(system, "any", rtype, etype, field)

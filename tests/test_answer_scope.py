@@ -98,6 +98,7 @@ type: ticket
 
 Date: 2026-11-09
 Duration: 2 hours
+Cause: normal wear on a new door seal
 """,
     "refunds.md": """---
 title: Catering Refund Policy
@@ -195,6 +196,10 @@ def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> 
     # a month is a date, not a name the wiki lacks (its sources write 2026-11-09)
     ("What was the duration of the oven outage on November 9?", "2 hours"),
     ("Who owns the Catering Refund Policy?", "Finance Team"),
+    # "normal", "new": words that say which kind is meant without narrowing it to another
+    # thing (the wiki uses them elsewhere, on the outage's page)
+    ("What is the shelf life of a normal Sourdough Loaf?", "3 days"),
+    ("What is the warranty period on a new Deck Oven Line?", "5 years"),
     ("What is the average van age at the Gracia Depot?", "3.5 years"),
     # who holds a contract is a customer
     ("What is the refund deadline for Gold contract holders?", "14 days"),

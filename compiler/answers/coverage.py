@@ -171,7 +171,7 @@ def asked_scope(question: str, stopwords: frozenset[str]) -> list[str]:
             rest = _WORD.findall(question[m.end("h"):])
             if rest and rest[0].lower() in _SCOPE_PREPOSITIONS:
                 for w in rest[1:7]:
-                    if w.lower() in _DETERMINERS:
+                    if w.lower() in _DETERMINERS or w.lower() in _UNRESTRICTING:
                         continue
                     if w.lower() in _PREPOSITIONS or re.fullmatch(_ENDS, w.lower()):
                         break
@@ -185,7 +185,7 @@ def asked_scope(question: str, stopwords: frozenset[str]) -> list[str]:
     for i, w in enumerate(toks):
         if w.lower() in _SCOPE_PREPOSITIONS - {"in", "at"} and i > 0:
             for x in toks[i + 1:i + 7]:
-                if x.lower() in _DETERMINERS:
+                if x.lower() in _DETERMINERS or x.lower() in _UNRESTRICTING:
                     continue
                 if x.lower() in _PREPOSITIONS or re.fullmatch(_ENDS, x.lower()):
                     break
@@ -195,6 +195,10 @@ def asked_scope(question: str, stopwords: frozenset[str]) -> list[str]:
 
 _SCOPE_PREPOSITIONS = frozenset("for of on at in".split())
 _DETERMINERS = frozenset("the a an our its their your this that these those".split())
+# words that say which kind is meant without naming another thing ("a *normal* KYC check on a
+# *new* merchant"): sources rarely repeat them beside the value, so as scope they only cost answers
+_UNRESTRICTING = frozenset("new normal standard typical regular usual ordinary existing current "
+                           "any each every all some given particular single".split())
 
 
 def asked_head(question: str, stopwords: frozenset[str]) -> list[str]:

@@ -225,8 +225,8 @@ def show(
     served(wiki, state, [eid, *state.backlinks(eid)] if eid else [])
     who_p = _principal(state, who, groups)
     view = page_view(state, eid, who_p, looked_up_as=page) if eid else None
-    if view is None and eid:  # an answer filed back as a page (compiler/answers/pages.py)
-        from .answers.pages import answer_page_text
+    if view is None and eid:  # an answer filed back as a page (compiler/answer_pages.py)
+        from .answer_pages import answer_page_text
 
         if (answer_text := answer_page_text(wiki, state, eid, who_p)):
             sys.stdout.write(answer_text)

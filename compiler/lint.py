@@ -180,7 +180,7 @@ def lint(state: State, wiki: Path, now: datetime) -> LintReport:
 
 def _stale_answers(state: State) -> list[Finding]:
     """Answers filed back as pages whose cited claims changed since (compiler/answers)."""
-    from .answers.pages import stale_answers
+    from .answer_pages import stale_answers
 
     return [Finding(severity="warning", code="stale-answer", page=eid,
                     message=f"{eid}: answered from claims that changed since: "

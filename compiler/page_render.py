@@ -1,6 +1,6 @@
 """Phase 6 of a compile: render the dirty pages (in the worker pool), stage the files whose
 bytes changed and remove pages left without claims; LLM page synthesis before anything is
-written; answers filed back as pages (compiler/answers/pages.py)."""
+written; answers filed back as pages (compiler/answer_pages.py)."""
 
 from __future__ import annotations
 
@@ -163,16 +163,16 @@ class RenderPhase(CompileSetup):
         self._synthesis = {eid: [(s.text, s.claims) for s in sentences]
                            for eid, sentences in synthesizer.synthesize(pages).items()}
 
-    # -- 6b: answers filed back as pages (compiler/answers/pages.py) ------------------------
+    # -- 6b: answers filed back as pages (compiler/answer_pages.py) ------------------------
     def _answer_pages(self) -> set[str]:
         """Pages of filed answers: rendered from their filed answer, never from claims."""
-        from .answers.pages import ANSWER_TYPE, answer_page_id, load_filed
+        from .answer_pages import ANSWER_TYPE, answer_page_id, load_filed
 
         rows = self.state.db.execute("SELECT entity_id FROM pages WHERE type=?", (ANSWER_TYPE,))
         return {r[0] for r in rows} | {answer_page_id(f.question) for f in load_filed(self.out)}
 
     def _file_answers(self, signing: SigningPlan | None) -> None:
-        from .answers.pages import update_pages
+        from .answer_pages import update_pages
 
         written, removed, signed, index_changed = update_pages(
             self.state, self.out, self.files, signing.signer if signing else None,

@@ -183,7 +183,7 @@ def _scalar(v: object) -> str:
 
 def frontmatter_fields(data: Mapping[str, object]) -> str:
     """Front matter lines for ``data`` by the emitter pages use (for other page renderers,
-    such as the filed answers of compiler/answers/pages.py)."""
+    such as the filed answers of compiler/answer_pages.py)."""
     return _yaml_block(data, 0)
 
 

@@ -1,4 +1,4 @@
-"""Abstention from evidence coverage (compiler/answers/coverage.py, compiler/retrieval/): a
+"""Abstention from evidence coverage (compiler/retrieval/coverage.py, compiler/retrieval/): a
 question is answered when a claim covers what it asks, not when it merely names the entity.
 
 The corpus is invented here (a bakery chain nobody tuned on); its questions share the entity's
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from compiler.answers.ask import ask
-from compiler.answers.coverage import asked_head, digits, keyword_query, unknown_names
+from compiler.retrieval.coverage import asked_head, digits, keyword_query, unknown_names
 from compiler.build import compile_wiki, wiki_state
 from compiler.query import answer
 from compiler.retrieval import FRAME_WORDS, STOPWORDS, retrieve

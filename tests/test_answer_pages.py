@@ -1,4 +1,4 @@
-"""Answers filed back into the wiki (compiler/answers/pages.py): a page of type answer with its
+"""Answers filed back into the wiki (compiler/answer_pages.py): a page of type answer with its
 own signed DBOM over the cited claims' digests, listed in index.md and logged; marked stale
 when a cited record changes, listed by lint, re-asked by `folio answers refresh`; and an
 incremental compile equals a clean rebuild with answer pages present."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from compiler.answers.pages import FILED_DIR, load_filed, staleness
+from compiler.answer_pages import FILED_DIR, load_filed, staleness
 from compiler.build import compile_wiki, wiki_state
 from pipelines.folio_cli import app
 from compiler.provenance.reproducible import reproducible_files

@@ -1,4 +1,4 @@
-"""Paraphrase bridging and the asked aspect (compiler/answers/coverage.py, lexicon.py,
+"""Paraphrase bridging and the asked aspect (compiler/retrieval/coverage.py, lexicon.py,
 compiler/retrieval/; issue 21): a question in other words than the source's is answered
 through the wiki's own schema (its corpus's ``schema.yaml`` phrases and value types), the
 records' field names and a small generic lexicon; a question whose words are all on the page
@@ -13,7 +13,7 @@ import json
 import pytest
 
 from compiler.answers.ask import ask
-from compiler.answers.coverage import head_phrase, parse_schema_page
+from compiler.retrieval.coverage import head_phrase, parse_schema_page
 from compiler.build import compile_wiki, wiki_state
 from compiler.retrieval import FRAME_WORDS, STOPWORDS, retrieve
 

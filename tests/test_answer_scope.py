@@ -1,5 +1,5 @@
 """A question about another scope than the wiki's words seem to match is not answered
-(compiler/retrieval/aspect.py, compiler/answers/coverage.py; issue 21, fourth round): what a
+(compiler/retrieval/aspect.py, compiler/retrieval/coverage.py; issue 21, fourth round): what a
 preposition restricts the asked phrase to ("the shelf life *of frozen dough*") must be said by
 the claim or its page when the wiki uses the word elsewhere; a possessive name's attribute
 ("What's Ana Ruiz's *phone* number") is the asked phrase, so her owner id does not answer.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.answers.ask import ask
-from compiler.answers.coverage import asked_head, asked_scope
+from compiler.retrieval.coverage import asked_head, asked_scope
 from compiler.build import compile_wiki, wiki_state
 from compiler.retrieval import retrieve
 from compiler.retrieval.text import FRAME_WORDS, STOPWORDS

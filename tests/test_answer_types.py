@@ -1,5 +1,5 @@
 """The answer a question asks for must have the asked type, and paraphrases of everyday
-business English are bridged (compiler/answers/coverage.py, lexicon.py, compiler/retrieval;
+business English are bridged (compiler/retrieval/coverage.py, lexicon.py, compiler/retrieval;
 issue 21, third round): "who" is answered by an attribute that names someone, never by any
 text field of the page; a request wrapped around a question, "what do we sell X for" and
 "covered against defects" reach the attribute a source names.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.answers.ask import ask
-from compiler.answers.coverage import names_an_agent, value_names_an_agent
+from compiler.retrieval.coverage import names_an_agent, value_names_an_agent
 from compiler.build import compile_wiki, wiki_state
 from compiler.retrieval import retrieve
 

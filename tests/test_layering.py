@@ -131,6 +131,21 @@ def test_connectors_stand_between_the_compile_core_and_the_compile() -> None:
     assert not down, down
 
 
+def test_answering_stands_above_retrieval_and_the_compile() -> None:
+    """compiler.answers (ask, its guard, filing, the commands) is built from retrieval, query
+    and the compile; so nothing below it (retrieval, the compile's phases, lint) imports it:
+    the question's language lives in compiler.retrieval, the answer pages the compile renders
+    in compiler.answer_pages."""
+    graph = _graph()
+    answering = {name for name in graph if name.startswith("compiler.answers")}
+    below = {name for name in graph if name.startswith(("compiler.retrieval", "compiler.query",
+                                                        "compiler.page_render", "compiler.lint",
+                                                        "compiler.compile_run", "compiler.build",
+                                                        "compiler.answer_pages"))}
+    wrong = sorted((name, dep) for name in below for dep in graph[name] if dep in answering)
+    assert not wrong, wrong
+
+
 def test_the_folio_script_is_the_composed_app() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["folio"] == "pipelines.folio_cli:app"

@@ -118,7 +118,7 @@ def _save(wiki: Path, state, result, record: str | None,  # noqa: ANN001
     from ..build import CompileError
     from ..store.cli import _REMOTES
     from .filing import refresh_pages
-    from .pages import file_answer
+    from ..answer_pages import file_answer
 
     if wiki in _REMOTES:
         err.print("[red]error:[/red] --save files an answer into a local wiki, not a published "
@@ -201,7 +201,7 @@ def answers_refresh(
     from ..views import principal
     from .ask import ask
     from .filing import refresh_pages
-    from .pages import file_answer, load_filed, staleness
+    from ..answer_pages import file_answer, load_filed, staleness
 
     settings = FolioSettings()
     state = _state(wiki)
@@ -238,7 +238,7 @@ def answers_refresh(
 @answers_app.command("list")
 def answers_list(wiki: WikiOpt = "wiki") -> None:
     """Filed answers, stale ones marked."""
-    from .pages import load_filed, staleness
+    from ..answer_pages import load_filed, staleness
 
     state = _state(wiki)
     for f in load_filed(wiki):

@@ -1,6 +1,6 @@
 """Filing answers into a compiled wiki between compiles: the answer pages, ``index.md``,
 ``log.md``, their bundles and the index root are brought up to date in one transaction of the
-state, under the compile lock, exactly as the next compile would (compiler/answers/pages.py)."""
+state, under the compile lock, exactly as the next compile would (compiler/answer_pages.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ..render import assemble_index, render_log
 from ..settings import FolioSettings
 from ..staging import Generation, apply_committed, generation_lock, recover
 from ..state import State
-from .pages import update_pages
+from ..answer_pages import update_pages
 
 
 def refresh_pages(wiki: Path, settings: FolioSettings, today: str | None = None

@@ -42,7 +42,7 @@ from .statement import PageStatement, claim_digest
 from .verify import Trust, VerifyError, verify_bundle_bytes
 
 DIRECTORY_FILE = "directory.json"
-ANSWER_BUILD_TYPE = "https://folio.dev/dbom/answer-page/v1"  # compiler/answers/pages.py
+ANSWER_BUILD_TYPE = "https://folio.dev/dbom/answer-page/v1"  # compiler/answer_pages.py
 # up to this many pages a serving command checks the whole state (~1 ms a page: a signature
 # and a digest per claim); above it, the directory and every page it serves
 FULL_CHECK_PAGES = 300

@@ -11,7 +11,7 @@ Pure ranking over what the compile state holds, as one principal may see it:
    it links to or is linked from (wikilinks and shared entities), so that a question spanning
    two pages finds both;
 3. a question is answered only when a claim covers what it asks, not only whom it is about
-   (compiler/answers/coverage.py: the asked aspect and head, the answer type, the names it
+   (compiler/retrieval/coverage.py: the asked aspect and head, the answer type, the names it
    uses), and that claim covers enough of the question's weight (IDF-weighted share of its
    content words found in the claim and its page's name; benchmarks/answer_bench.py).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..answers.coverage import digits as _digits
+from .coverage import digits as _digits
 
 _COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
 # value types of the schema that never name someone

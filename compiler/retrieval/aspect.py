@@ -1,6 +1,6 @@
 """Does a claim answer what a question asks, or only mention what it is about? The asked aspect
 and head, the answer type, the names a question uses, and the families of attributes a question
-may ask a missing member of (compiler/answers/coverage.py holds the language side)."""
+may ask a missing member of (compiler/retrieval/coverage.py holds the language side)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from ..answers.coverage import (attribute_vocabulary, names_an_agent, schema_groups, share,
+from .coverage import (attribute_vocabulary, names_an_agent, schema_groups, share,
                                 typed_as, value_names_an_agent)
 from ..models import Claim
 from ..schema.keys import attr_key
@@ -17,7 +17,7 @@ from .scoring import (MIN_ASPECT, MIN_ASPECT_STATEMENT, PAGE_CONTEXT, _Attribute
                       _attribute_counter, _PageDoc, _tf, attribute_text)
 from .text import (_KIND_KEYS, ATTRIBUTE_SYNONYMS, STOPWORDS, SYNONYM_WEIGHT, SYNONYMS, key,
                    stems, tokens)
-from ..answers.coverage import digits as _digits
+from .coverage import digits as _digits
 
 # nouns that name the role of an answer, not its content: the word before them is the head
 LINKS_TO = "links to"  # the attribute of a bare wikilink (compiler/extract)

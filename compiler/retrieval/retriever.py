@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..answers.coverage import (asked_head, asked_scope, head_phrase, keyword_query,
+from .coverage import (asked_head, asked_scope, head_phrase, keyword_query,
                                 measured_subject, names_an_agent, names_in, unknown_names,
                                 wiki_schema_groups)
 from ..models import Claim, Principal

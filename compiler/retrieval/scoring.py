@@ -24,7 +24,7 @@ CONTEXT_SCORE = 0.5  # a typed claim on a top page scores at least this share of
 # abstain when the best claim with its page's name covers less of the question than this
 MIN_COVERAGE = 0.2
 # … or when no claim covers this share of the asked aspect (the question's words but its
-# entity's name: compiler/answers/coverage.py)
+# entity's name: compiler/retrieval/coverage.py)
 MIN_ASPECT = 0.01
 MIN_ASPECT_STATEMENT = 0.5
 _CLAIM_CANDIDATES = 1500

@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ..answers.coverage import KIND_WORDS
-from ..answers.lexicon import ATTRIBUTE_GROUPS
-from ..answers.lexicon import PHRASES as LEXICON_PHRASES, SYNONYM_GROUPS as LEXICON_GROUPS
+from .coverage import KIND_WORDS
+from .lexicon import ATTRIBUTE_GROUPS
+from .lexicon import PHRASES as LEXICON_PHRASES, SYNONYM_GROUPS as LEXICON_GROUPS
 
 # question words, auxiliaries, pronouns and fillers: they say what kind of answer is wanted,
 # never which page has it

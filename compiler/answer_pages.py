@@ -24,16 +24,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..atomic import write_atomic
-from ..canonical import canonical_json, sha256_hex
-from .. import okf
-from ..models import ACL, Principal, SourceRef
-from ..render import escape, frontmatter_fields, index_entry, wikilink
-from ..slug import slugify
-from ..state import State
-from ..provenance.index_root import SIDECAR_SUFFIX, bundle_name
-from ..provenance.state_check import ANSWER_BUILD_TYPE
-from ..provenance.statement import (
+from .atomic import write_atomic
+from .canonical import canonical_json, sha256_hex
+from . import okf
+from .models import ACL, Principal, SourceRef
+from .render import escape, frontmatter_fields, index_entry, wikilink
+from .slug import slugify
+from .state import State
+from .provenance.index_root import SIDECAR_SUFFIX, bundle_name
+from .provenance.state_check import ANSWER_BUILD_TYPE
+from .provenance.statement import (
     SLSA_PROVENANCE, STATEMENT_TYPE, BuildContext, PageStatement, claim_digest, statement_bytes,
 )
 
@@ -304,9 +304,9 @@ def answer_page_text(wiki: Path, state: State, page: str, who: Principal | None)
         return None
     if not FiledAnswer.model_validate_json(path.read_bytes()).visible_to(who):
         return None
-    from ..provenance.state_check import StateCheck, StateMismatch
-    from ..provenance.verify import trust_from
-    from ..settings import FolioSettings
+    from .provenance.state_check import StateCheck, StateMismatch
+    from .provenance.verify import trust_from
+    from .settings import FolioSettings
 
     settings = FolioSettings()
     data = (wiki / f"{page}.md").read_bytes()

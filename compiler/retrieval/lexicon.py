@@ -7,7 +7,7 @@ listed here: groups of words one question may use for another's ("battery *life*
 *number*" for *code*), and phrases rewritten to the word sources use ("without mains power" is
 "on battery", "looks after" is "manages"). Nothing here is a corpus's own word: each entry is
 everyday English, and the corpus's own vocabulary comes from its schema
-(:func:`compiler.answers.coverage.wiki_schema_groups`).
+(:func:`compiler.retrieval.coverage.wiki_schema_groups`).
 """
 
 from __future__ import annotations

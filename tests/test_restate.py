@@ -288,3 +288,19 @@ def test_a_qualifier_word_outside_a_qualifier_shape_reads_nothing_loosely() -> N
                                "days before renewal.")], "policy", _schema(), _none)
     assert (ok.attribute, ok.value, dict(ok.qualifiers)) == (
         "notice period", "60 days", {"customer tier": "Enterprise"})
+
+
+def test_sent_back_is_a_return_not_the_back_of_a_money_back_refund() -> None:
+    """'money-back period' (a refund window phrase) shares only the compound's part 'back'
+    with 'can be sent back': the sentence is about returns, as send/sent back says."""
+    raw = RawClaim(attribute="statement", value=(
+        "Devices bought under the Gold plan can be sent back for up to 45 days."),
+        kind="statement", quote="Devices bought under the Gold plan can be sent back for up "
+        "to 45 days.")
+    (got,) = reread([raw], "policy", _schema(), _none)
+    assert got.kind == "fact" and got.attribute == "return window", got
+    raw2 = RawClaim(attribute="statement", value=(
+        "Proposed: Gold accounts get up to 120 days to send devices back."), kind="statement",
+        quote="Proposed: Gold accounts get up to 120 days to send devices back.")
+    (got2,) = reread([raw2], "policy", _schema(), _none)
+    assert got2.attribute == "return window", got2

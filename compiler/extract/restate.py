@@ -46,6 +46,7 @@ _GENERIC = frozenset(
     "minute size limit term new current standard default maximum minimum max min first last "
     "general main current per of for on in at by to the and or with from within up after "
     "before under over than least most every each data information".split())
+_COMPOUND = re.compile(r"\w+(?:-\w+)+")
 _SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contracts?|users?|"
                  r"holders?|plans?|tiers?|levels?|packages?)")
 
@@ -67,7 +68,10 @@ def _index(blob: str) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[str, r
             shaped = spec.type == "text" and spec.induced  # a version, a clock time (induce.py)
             if (spec.type not in _LOOSE_TYPES and not shaped) or spec.cardinality != "single":
                 continue
-            words = {t for text in (aname, *spec.phrases) for t, _, _ in tokens(text)}
+            # a hyphenated compound is one word: "money-back period" says nothing of a
+            # sentence where something is "sent back", nor "on-site" of a "site"
+            words = {t for text in (aname, *spec.phrases)
+                     for t, _, _ in tokens(_COMPOUND.sub(" ", text))}
             words = {w for w in words if w not in generic and len(w) > 2 and w.isalpha()}
             if words:
                 by_type.setdefault(type_key(tname), []).append(

@@ -47,6 +47,16 @@ _GENERIC = frozenset(
     "general main current per of for on in at by to the and or with from within up after "
     "before under over than least most every each data information".split())
 _COMPOUND = re.compile(r"\w+(?:-\w+)+")
+# English verbs that say an attribute's word without using it: a device "sent back" (or "to
+# send devices back") is returned, whatever the policy calls its window
+_PHRASAL = ((re.compile(r"\b(?:send|sends|sending|sent)\b(?:\s+[\w-]+){0,2}?\s+back\b",
+                        re.IGNORECASE), "return"),)
+
+
+def _phrasal(text: str) -> set[str]:
+    return {word for pat, word in _PHRASAL if pat.search(text)}
+
+
 _SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contracts?|users?|"
                  r"holders?|plans?|tiers?|levels?|packages?)")
 
@@ -278,7 +288,8 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     value_text = raw.value
     if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
         return None
-    if not any(t in _all_words(by_type) for t, _, _ in tokens(
+    also = _phrasal(raw.attribute if fact else text)
+    if not (also & _all_words(by_type)) and not any(t in _all_words(by_type) for t, _, _ in tokens(
             raw.attribute if fact else text)):
         return None  # no word of any typed attribute: no need to look for entities
     names = list(named(text))
@@ -288,6 +299,7 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
         words = {t for t, _, _ in tokens(raw.attribute)}
     else:
         words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
+    words |= also
     types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
     if fact and any(k.ref.name == raw.attribute for t in types
                     for k in by_type.get(type_key(t), ())):

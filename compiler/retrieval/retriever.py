@@ -15,7 +15,7 @@ from ..state import State
 from . import scoring
 from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
                            answer_type)
-from .aspect import (GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
+from .aspect import (EVENT_OF, events_in, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .candidates import CandidateIndex, _schema_page
 from .clauses import _ANAPHOR, _interleave, split_question
@@ -75,6 +75,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._who_verb = ""
         self._superlative = False
         self._names_asked: list[str] = []
+        self._events: set[str] = set()
         # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
         self.schema_words = wiki_schema_groups(_schema_page(state))
 
@@ -202,6 +203,9 @@ class Retriever(CandidateIndex, AspectMatcher):
         wanted = answer_type(question)
         # what the question asks, read by the claim-side checks (compiler/retrieval/aspect.py)
         self._asks_who = bool(_WHO.search(question))
+        # the record event a "when" asks the date of ("fixed", "created", "due")
+        self._events = (events_in([key(w) for w in tokens(_rewrite(question))])
+                        if wanted is _TYPES[3][1] else set())
         self._asked_pages = set(self._named)
         # "how many" counts things: a price is a number but not a count of anything
         self._counting = bool(_HOW_MANY.search(question)) and wanted is _TYPES[2][1]
@@ -246,8 +250,14 @@ class Retriever(CandidateIndex, AspectMatcher):
         for eid, claim, status, fields, dl in rows:
             s = 0.0
             covered = 0.0
+            # a date of the asked event covers its word ("fixed" of a *resolved* date)
+            same_event = (events_in(list(fields["attribute"])) & self._events
+                          if claim.value_type in ("date", "datetime") and self._events
+                          else set())
             for t in terms:
                 tf = sum(CLAIM_FIELDS[f] * _tf(fields[f], t) for f in fields)
+                if not tf and same_event and EVENT_OF.get(t) in same_event:
+                    covered += weight[t] * SYNONYM_WEIGHT
                 if tf:
                     s += _bm25(tf, min(claim_df[t], self.n_claims), self.n_claims, dl, avg_claim)
                     exact = any(fields[f][t] for f in fields)

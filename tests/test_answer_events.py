@@ -137,3 +137,19 @@ def test_another_kind_of_value_does_not_answer(state, question: str) -> None:  #
 ])
 def test_the_asked_kind_of_value_answers(state, question: str, value: str) -> None:  # noqa: ANN001
     _answers(state, question, value)
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("Who is our main contact at Halden Dairy?", "Greta Lind"),
+    ("Which deal do we have with Halden Dairy?", "Halden Dairy - Scale Renewal"),
+])
+def test_a_related_page_linking_to_the_named_one_answers(state, question: str,  # noqa: ANN001
+                                                         value: str) -> None:
+    _answers(state, question, value)
+
+
+def test_no_related_page_of_the_asked_kind_is_no_answer(state) -> None:  # noqa: ANN001
+    # Brightmoor has no contact page linking to it
+    _abstains(state, "Who is our main contact at Brightmoor Foods?")
+    # Greta's page does not say she is the procurement contact: another one is asked
+    _abstains(state, "Who is our procurement contact at Halden Dairy?")

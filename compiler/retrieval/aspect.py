@@ -43,6 +43,27 @@ NUMERIC_NOUNS = frozenset(key(w) for w in "revenue revenues amount price cost he
                           "salary budget turnover arr mrr income profit".split())
 
 
+# the asked kind of a related page ("our *contact* at X", "the *deal* for X") and the page
+# types that are that kind
+REVERSE_KINDS = {key(w): frozenset(types.split()) for w, types in (
+    ("contact", "contact person"), ("contacts", "contact person"),
+    ("deal", "deal opportunity"), ("deals", "deal opportunity"),
+    ("opportunity", "deal opportunity"), ("opportunities", "deal opportunity"),
+    ("ticket", "ticket issue"), ("tickets", "ticket issue"))}
+
+# words that pick no particular one of the related pages ("our *main* contact")
+PLAIN_QUALIFIERS = frozenset(key(w) for w in "main primary key usual our we us have".split())
+
+def reverse_kinds(terms: Sequence[str]) -> frozenset[str]:
+    """The page types of the related kind a question's keyed terms ask for."""
+    return frozenset(t for w in terms for t in REVERSE_KINDS.get(w, ()))
+
+
+def is_name_claim(claim: Claim) -> bool:
+    """A page's own name (what a related page answers with)."""
+    return claim.kind == "field" and claim.attribute == "name"
+
+
 def events_in(words: Sequence[str]) -> set[str]:
     """The record events (end, start, change, due) the keyed words name."""
     return {EVENT_OF[w] for w in words if w in EVENT_OF}

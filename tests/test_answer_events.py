@@ -65,6 +65,18 @@ Summary: Label printer jams on thick card
 Created: 2026-10-02
 Status: Open
 """,
+    "t3.md": """---
+title: TCK-12
+type: ticket
+---
+
+# TCK-12
+
+Summary: Move the scale feed to the new label format
+The old label format is retired in March 2027, so every depot moves before then.
+Due date: 2027-01-15
+Created: 2026-11-06
+""",
     "t2.md": """---
 title: TCK-9
 type: ticket
@@ -134,6 +146,8 @@ def test_another_kind_of_value_does_not_answer(state, question: str) -> None:  #
     ("When was the scale drift ticket fixed?", "2026-09-30"),
     ("When was the scale drift ticket created?", "2026-09-14"),
     ("What is Brightmoor Foods's annual revenue?", "GBP 4.2 million"),
+    # the due date of the very event asked, before prose that mentions a month
+    ("When is the label format move ticket due?", "2027-01-15"),
 ])
 def test_the_asked_kind_of_value_answers(state, question: str, value: str) -> None:  # noqa: ANN001
     _answers(state, question, value)

@@ -118,6 +118,12 @@ class Retriever(CandidateIndex, AspectMatcher):
         merged.answerable = all(r.answerable for r in subs)
         return merged
 
+    def _of_asked_event(self, claim: Claim) -> bool:
+        """A date-typed claim whose attribute names the event a "when" asks."""
+        return bool(self._events and claim.kind != "statement"
+                    and claim.value_type in ("date", "datetime")
+                    and events_in(list(self._attribute_words(claim))) & self._events)
+
     def _linking_pages(self, named: set[str], kinds: frozenset[str]) -> set[str]:
         """Pages of one of the page types ``kinds`` that link to a named page."""
         if not named or not kinds:
@@ -185,7 +191,10 @@ class Retriever(CandidateIndex, AspectMatcher):
                         if q.page_score[e] > 0][:k_pages]
         evid = self._score_claims(q)
         self._judge(q, evid[:k_claims * 2])
-        evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: e.aspect is None)
+        # … and a date of the very event asked ("when is the story *due*": its *due date*)
+        # before prose that only mentions a month
+        evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: (
+            e.aspect is None, e.doubtful or not self._of_asked_event(e.claim)))
         result.claims = evid[:k_claims]
         self._decide(q, result)
         return result

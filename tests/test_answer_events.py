@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.answers.ask import ask
-from compiler.build import compile_wiki, wiki_state
-from compiler.retrieval import retrieve
+from answer_corpus import abstains, answers, markdown_state
+
 
 PAGES = {
     "acc.md": """---
@@ -91,43 +90,17 @@ Resolved: 2026-09-30
 }
 
 
+def _answers_lead(state, question: str, value: str) -> None:  # noqa: ANN001
+    answers(state, question, value, lead_only=True)
+
+
 @pytest.fixture(scope="module")
 def state(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
-    root = tmp_path_factory.mktemp("scales")
-    corpus = root / "corpus"
-    (corpus / "wiki").mkdir(parents=True)
-    (corpus / "sources.yaml").write_text(
-        "tenant: scales\nsources:\n  - path: wiki\n    system: markdown\n"
-        "    instance: intranet\n", encoding="utf-8")
-    for name, text in PAGES.items():
-        (corpus / "wiki" / name).write_text(text, encoding="utf-8")
-    wiki = root / "wiki"
-    compile_wiki(corpus, wiki)
-    st = wiki_state(wiki)
-    yield st
-    st.close()
+    yield from markdown_state(tmp_path_factory, "scales", PAGES)
 
 
-def _answers(state, question: str, value: str) -> None:  # noqa: ANN001
-    result = ask(state, question, None, "offline")
-    assert result.found, question
-    assert value in result.text(), (question, result.text())
 
 
-def _abstains(state, question: str) -> None:  # noqa: ANN001
-    assert not retrieve(state, question, None).answerable, question
-    assert not ask(state, question, None, "offline").found, question
-
-
-def _answers(state, question: str, value: str) -> None:  # noqa: ANN001
-    result = ask(state, question, None, "offline")
-    assert result.found, question
-    assert value in result.text().split("\n\n")[0], (question, result.text())
-
-
-def _abstains(state, question: str) -> None:  # noqa: ANN001
-    assert not retrieve(state, question, None).answerable, question
-    assert not ask(state, question, None, "offline").found, question
 
 
 @pytest.mark.parametrize("question", [
@@ -137,7 +110,7 @@ def _abstains(state, question: str) -> None:  # noqa: ANN001
     "What is Halden Dairy's annual revenue?",
 ])
 def test_another_kind_of_value_does_not_answer(state, question: str) -> None:  # noqa: ANN001
-    _abstains(state, question)
+    abstains(state, question)
 
 
 @pytest.mark.parametrize(("question", "value"), [
@@ -149,21 +122,21 @@ def test_another_kind_of_value_does_not_answer(state, question: str) -> None:  #
     # the due date of the very event asked, before prose that mentions a month
     ("When is the label format move ticket due?", "2027-01-15"),
 ])
-def test_the_asked_kind_of_value_answers(state, question: str, value: str) -> None:  # noqa: ANN001
-    _answers(state, question, value)
+def test_the_asked_kind_of_value_answers_lead(state, question: str, value: str) -> None:  # noqa: ANN001
+    _answers_lead(state, question, value)
 
 
 @pytest.mark.parametrize(("question", "value"), [
     ("Who is our main contact at Halden Dairy?", "Greta Lind"),
     ("Which deal do we have with Halden Dairy?", "Halden Dairy - Scale Renewal"),
 ])
-def test_a_related_page_linking_to_the_named_one_answers(state, question: str,  # noqa: ANN001
+def test_a_related_page_linking_to_the_named_one_answers_lead(state, question: str,  # noqa: ANN001
                                                          value: str) -> None:
-    _answers(state, question, value)
+    _answers_lead(state, question, value)
 
 
 def test_no_related_page_of_the_asked_kind_is_no_answer(state) -> None:  # noqa: ANN001
     # Brightmoor has no contact page linking to it
-    _abstains(state, "Who is our main contact at Brightmoor Foods?")
+    abstains(state, "Who is our main contact at Brightmoor Foods?")
     # Greta's page does not say she is the procurement contact: another one is asked
-    _abstains(state, "Who is our procurement contact at Halden Dairy?")
+    abstains(state, "Who is our procurement contact at Halden Dairy?")

@@ -49,20 +49,29 @@ from compiler.settings import FolioSettings  # noqa: E402
 from compiler.views import principal  # noqa: E402
 from connectors.loader import corpus_records  # noqa: E402
 
+# the sets no change of compiler/ was tuned on (their misses unread by whoever changed it):
+# the measure of the next round's work; move a set out when a round tunes on it
+NEVER_TUNED = {"larkspur-questions"}
+
 SETS = [
     (REPO / "examples" / "acme", REPO / "benchmarks" / "truth" / "acme-questions-answers.yaml"),
     (REPO / "benchmarks" / "corpora" / "northwind",
      REPO / "benchmarks" / "truth" / "northwind-questions-answers.yaml"),
     # written by another hand (the company generator's author): the independent measure
     (REPO / "examples" / "acme", REPO / "benchmarks" / "truth" / "acme-questions.yaml"),
-    (REPO / "benchmarks" / "corpora" / "kestrel", REPO / "benchmarks" / "truth" / "kestrel-questions.yaml"),  # written blind: the stand-in for the independent benchmark
-    (REPO / "benchmarks" / "corpora" / "larkspur", REPO / "benchmarks" / "truth" / "larkspur-questions.yaml"),  # written blind: a second stand-in for the independent benchmark
+    # written blind (their authors never read the retrieval or answer code): stand-ins for
+    # the independent benchmark; kestrel was tuned on in the fourth and fifth rounds
+    (REPO / "benchmarks" / "corpora" / "kestrel",
+     REPO / "benchmarks" / "truth" / "kestrel-questions.yaml"),
+    (REPO / "benchmarks" / "corpora" / "larkspur",
+     REPO / "benchmarks" / "truth" / "larkspur-questions.yaml"),
 ]
 
 
-# HELD-OUT: written before the abstention work of issue 21 was tuned, in other voices (terse,
-# chatty, the sources' words avoided); nothing in compiler/ was tuned on them. Reported in
-# their own columns, named "HELD-OUT …".
+# Sets named "heldout-…" were written before a round of the answer work of issue 21 and held
+# out of it (in other voices: terse, chatty, the sources' words avoided); each was tuned on in a
+# later round (docs/answers.md says which), so the column says "HELD-OUT" only for a set that
+# nothing in compiler/ was tuned on yet: see NEVER_TUNED.
 HELDOUT = [
     (REPO / "benchmarks" / "corpora" / "northwind",
      REPO / "benchmarks" / "truth" / "heldout-northwind.yaml"),
@@ -285,8 +294,9 @@ def run_set(corpus: Path, questions: Path, fake: FakeProvider, verbose: bool) ->
     t["seconds"] = time.perf_counter() - t0
     t["questions"] = len(qs)
     name = questions.stem if questions.parent.name == "truth" else questions.parent.name
-    if name.startswith("heldout-"):
-        name = "HELD-OUT " + name[len("heldout-"):]
+    name = name.removeprefix("heldout-")
+    if name in NEVER_TUNED:
+        name = "HELD-OUT " + name
     return {"name": name, "t": t, "misses": misses}
 
 

@@ -95,7 +95,8 @@ def query_terms(question: str) -> list[str]:
 
 def _useful(ev: Evidence) -> bool:
     # a page's own name or a bare link answers nothing by itself
-    return not says_nothing(ev.claim)
+    # … unless retrieval judged it the answer ("our contact at X": the linking page's name)
+    return not says_nothing(ev.claim) or ev.aspect is not None
 
 
 def answer(state: State, question: str, who: Principal | None,

@@ -6,15 +6,14 @@ words with the wiki but ask attributes it does not hold, or name things it does 
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from compiler.answers.ask import ask
 from compiler.retrieval.coverage import asked_head, digits, keyword_query, unknown_names
-from compiler.build import compile_wiki, wiki_state
 from compiler.query import answer
 from compiler.retrieval import FRAME_WORDS, STOPWORDS, retrieve
+from answer_corpus import markdown_state
 
 STOP = STOPWORDS | FRAME_WORDS
 
@@ -63,19 +62,7 @@ The Quayside shop sells more sourdough than any other.
 
 @pytest.fixture(scope="module")
 def state(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
-    root = tmp_path_factory.mktemp("bakery")
-    corpus = root / "corpus"
-    (corpus / "wiki").mkdir(parents=True)
-    (corpus / "sources.yaml").write_text(
-        "tenant: bakery\nsources:\n  - path: wiki\n    system: markdown\n"
-        "    instance: intranet\n", encoding="utf-8")
-    for name, text in PAGES.items():
-        (corpus / "wiki" / name).write_text(text, encoding="utf-8")
-    wiki = root / "wiki"
-    compile_wiki(corpus, wiki)
-    st = wiki_state(wiki)
-    yield st
-    st.close()
+    yield from markdown_state(tmp_path_factory, "bakery", PAGES)
 
 
 @pytest.mark.parametrize("question", [

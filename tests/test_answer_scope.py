@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.answers.ask import ask
 from compiler.retrieval.coverage import asked_head, asked_scope
-from compiler.build import compile_wiki, wiki_state
-from compiler.retrieval import retrieve
 from compiler.retrieval.text import FRAME_WORDS, STOPWORDS
+from answer_corpus import abstains, answers, markdown_state
 
 PAGES = {
     "ana.md": """---
@@ -116,30 +114,9 @@ Refund deadline for Basic customers: 7 days
 
 @pytest.fixture(scope="module")
 def state(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
-    root = tmp_path_factory.mktemp("bakery")
-    corpus = root / "corpus"
-    (corpus / "wiki").mkdir(parents=True)
-    (corpus / "sources.yaml").write_text(
-        "tenant: bakery\nsources:\n  - path: wiki\n    system: markdown\n"
-        "    instance: intranet\n", encoding="utf-8")
-    for name, text in PAGES.items():
-        (corpus / "wiki" / name).write_text(text, encoding="utf-8")
-    wiki = root / "wiki"
-    compile_wiki(corpus, wiki)
-    st = wiki_state(wiki)
-    yield st
-    st.close()
+    yield from markdown_state(tmp_path_factory, "bakery", PAGES)
 
 
-def _answers(state, question: str, value: str) -> None:  # noqa: ANN001
-    result = ask(state, question, None, "offline")
-    assert result.found, question
-    assert value in result.text(), (question, result.text())
-
-
-def _abstains(state, question: str) -> None:  # noqa: ANN001
-    assert not retrieve(state, question, None).answerable, question
-    assert not ask(state, question, None, "offline").found, question
 
 
 def test_the_asked_phrase_after_a_possessive_name() -> None:
@@ -183,7 +160,7 @@ def test_the_value_clause_of_a_prose_quote() -> None:
     "What is the warranty period of the ovens in Girona?",
 ])
 def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> None:  # noqa: ANN001
-    _abstains(state, question)
+    abstains(state, question)
 
 
 @pytest.mark.parametrize(("question", "value"), [
@@ -205,4 +182,4 @@ def test_another_scope_than_the_claims_is_not_answered(state, question: str) -> 
     ("What is the refund deadline for Gold contract holders?", "14 days"),
 ])
 def test_the_claims_own_scope_is_answered(state, question: str, value: str) -> None:  # noqa: ANN001
-    _answers(state, question, value)
+    answers(state, question, value)

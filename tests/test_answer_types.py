@@ -12,8 +12,8 @@ import pytest
 
 from compiler.answers.ask import ask
 from compiler.retrieval.coverage import names_an_agent, value_names_an_agent
-from compiler.build import compile_wiki, wiki_state
 from compiler.retrieval import retrieve
+from answer_corpus import abstains, answers, markdown_state
 
 PAGES = {
     "harbor.md": """---
@@ -129,30 +129,9 @@ Price: EUR 1,100
 
 @pytest.fixture(scope="module")
 def state(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
-    root = tmp_path_factory.mktemp("cycles")
-    corpus = root / "corpus"
-    (corpus / "wiki").mkdir(parents=True)
-    (corpus / "sources.yaml").write_text(
-        "tenant: cycles\nsources:\n  - path: wiki\n    system: markdown\n"
-        "    instance: intranet\n", encoding="utf-8")
-    for name, text in PAGES.items():
-        (corpus / "wiki" / name).write_text(text, encoding="utf-8")
-    wiki = root / "wiki"
-    compile_wiki(corpus, wiki)
-    st = wiki_state(wiki)
-    yield st
-    st.close()
+    yield from markdown_state(tmp_path_factory, "cycles", PAGES)
 
 
-def _answers(state, question: str, value: str) -> None:  # noqa: ANN001
-    result = ask(state, question, None, "offline")
-    assert result.found, question
-    assert value in result.text(), (question, result.text())
-
-
-def _abstains(state, question: str) -> None:  # noqa: ANN001
-    assert not retrieve(state, question, None).answerable, question
-    assert not ask(state, question, None, "offline").found, question
 
 
 @pytest.mark.parametrize("question", [
@@ -163,7 +142,7 @@ def _abstains(state, question: str) -> None:  # noqa: ANN001
 ])
 def test_who_is_not_answered_by_a_text_field_that_names_no_one(state, question: str  # noqa: ANN001
                                                                 ) -> None:
-    _abstains(state, question)
+    abstains(state, question)
 
 
 @pytest.mark.parametrize(("question", "value"), [
@@ -176,7 +155,7 @@ def test_who_is_not_answered_by_a_text_field_that_names_no_one(state, question: 
 ])
 def test_who_is_answered_by_an_attribute_that_names_someone(state, question: str,  # noqa: ANN001
                                                             value: str) -> None:
-    _answers(state, question, value)
+    answers(state, question, value)
 
 
 def test_agent_nouns() -> None:
@@ -202,7 +181,7 @@ def test_agent_nouns() -> None:
     ("For how long is the Tern Cargo Bike covered against defects?", "24 months"),
 ])
 def test_everyday_paraphrases_are_bridged(state, question: str, value: str) -> None:  # noqa: ANN001
-    _answers(state, question, value)
+    answers(state, question, value)
 
 
 def test_a_later_clause_about_the_page_an_earlier_value_is_on(state) -> None:  # noqa: ANN001
@@ -232,7 +211,7 @@ def test_a_later_clause_about_the_value_an_earlier_one_answered(state) -> None: 
     "What does a Gold-plan customer pay per year?",
 ])
 def test_what_something_costs_is_that_things_amount(state, question: str) -> None:  # noqa: ANN001
-    _abstains(state, question)
+    abstains(state, question)
 
 
 @pytest.mark.parametrize(("question", "value"), [
@@ -240,14 +219,14 @@ def test_what_something_costs_is_that_things_amount(state, question: str) -> Non
     ("How much does a Tern Cargo Bike cost?", "2,400"),
 ])
 def test_what_a_named_thing_costs_is_answered(state, question: str, value: str) -> None:  # noqa: ANN001
-    _answers(state, question, value)
+    answers(state, question, value)
 
 
 def test_which_kind_of_someone_is_answered_by_an_attribute_naming_someone(state) -> None:  # noqa: ANN001
     # "which team": the head noun names a kind of agent, and the repairs *handler* is one
-    _answers(state, "Which team handles repairs for Harbor Cycles?", "Workshop Crew")
+    answers(state, "Which team handles repairs for Harbor Cycles?", "Workshop Crew")
     # … but a city is no team
-    _abstains(state, "Which team looks after Gale Cargo?")
+    abstains(state, "Which team looks after Gale Cargo?")
 
 
 @pytest.mark.parametrize(("question", "value"), [
@@ -262,17 +241,17 @@ def test_which_kind_of_someone_is_answered_by_an_attribute_naming_someone(state)
      "and still ship the same day?", "16:00"),
 ])
 def test_chatty_and_everyday_words_reach_the_fact(state, question: str, value: str) -> None:  # noqa: ANN001
-    _answers(state, question, value)
+    answers(state, question, value)
 
 
 def test_the_page_kind_in_a_question_asks_no_member_of_a_family(state) -> None:  # noqa: ANN001
     # "product code / product family" is a family, but "the … product" names the page's kind,
     # not a missing member "product plants"
-    _answers(state, "Which plants assemble the Tern Cargo Bike product?", "Porto")
+    answers(state, "Which plants assemble the Tern Cargo Bike product?", "Porto")
     # a member the family lacks is still missing
-    _abstains(state, "What is the product weight of the Tern Cargo Bike?")
+    abstains(state, "What is the product weight of the Tern Cargo Bike?")
 
 
 def test_a_page_that_belongs_to_the_named_customer_is_about_it(state) -> None:  # noqa: ANN001
     # "Gale Cargo's export" is the export of the ticket whose customer is Gale Cargo
-    _answers(state, "In what format will Gale Cargo's ride export be delivered?", "CSV files")
+    answers(state, "In what format will Gale Cargo's ride export be delivered?", "CSV files")

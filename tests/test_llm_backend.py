@@ -159,9 +159,12 @@ def test_compile_through_litellm_keeps_provenance_and_counts_calls(
         start, end = c["span"]
         assert bodies[c["source"]["key"]][start:end] == c["quote"]
         assert c["source"]["sha256"] and c["authority"]["rule"]
+    # the model's surface attribute meets the schema (link-time re-reading: "return window for
+    # enterprise customers" is the return window qualified by the Enterprise tier), and
     # authority still settles conflicts: the approved policy beats the ticket comment
     page = (wiki / "policy" / "return-policy.md").read_text()
-    assert "| return window for enterprise customers | 60 days |" in page
+    assert "| return window (Enterprise) | 60 days |" in page
+    assert "### return window (Enterprise) — resolved: 60 days" in page
     assert "## Overview" not in page  # synthesis is off unless asked for
 
     again = compile_wiki(acme_src, wiki, llm(), today=TODAY)
@@ -452,8 +455,8 @@ def test_injected_instructions_do_not_change_claims(
     report = compile_wiki(acme_copy, wiki, llm(), today=TODAY)
     assert report.rejected_by_reason["quote_not_in_source"] >= 2
     assert report.rejected_by_reason["instruction_in_quote"] >= 2
-    values = {c["value"] for c in sidecar_claims(wiki)
-              if c["attribute"] == "return window for enterprise customers"}
+    values = {c["value"] for c in sidecar_claims(wiki) if c["attribute"] == "return window"
+              and (c.get("qualifiers") or {}).get("customer tier") == "Enterprise"}
     assert "90 days" not in values and "60 days" in values
     # the injected text reached the model only inside the data fence
     (req,) = [r for r in fake.requests if INJECTION in r["messages"][-1]["content"]]

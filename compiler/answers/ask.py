@@ -146,8 +146,8 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
 
     for ev in r.claims:
         c = ev.claim
-        if says_nothing(c):
-            continue
+        if says_nothing(c) and ev.aspect is None:
+            continue  # … unless retrieval judged it the answer ("our contact at X": its name)
         if c.kind == "statement":
             add(c, "winner")
             continue

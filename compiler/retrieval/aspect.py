@@ -24,6 +24,56 @@ LINKS_TO = "links to"  # the attribute of a bare wikilink (compiler/extract)
 GENERIC_HEADS = frozenset("step steps process procedure rule rules requirement "
                           "requirements detail details information info way ways".split())
 
+# the events a record's dates mark, by the words that name them: a date of one event does not
+# answer "when" of another ("when will the bug be *fixed*" is not the ticket's *created* date).
+# A deadline ("due") may be when the end is planned, so it agrees with the end.
+_EVENTS = {
+    "end": "fix fixed resolve resolved resolution close closed ship shipped release released "
+           "deploy deployed launch launched complete completed finish finished deliver "
+           "delivered done",
+    "start": "create created creation open opened report reported file filed raise raised "
+             "log logged submit submitted",
+    "change": "update updated modify modified",
+    "due": "due deadline",
+}
+EVENT_OF = {key(w): name for name, words in _EVENTS.items() for w in words.split()}
+_AGREE = {("end", "due"), ("due", "end")}
+# an asked attribute that is an amount or a count: a stage, a name or a city does not answer it
+NUMERIC_NOUNS = frozenset(key(w) for w in "revenue revenues amount price cost headcount employees "
+                          "salary budget turnover arr mrr income profit".split())
+
+
+# the asked kind of a related page ("our *contact* at X", "the *deal* for X") and the page
+# types that are that kind
+REVERSE_KINDS = {key(w): frozenset(types.split()) for w, types in (
+    ("contact", "contact person"), ("contacts", "contact person"),
+    ("deal", "deal opportunity"), ("deals", "deal opportunity"),
+    ("opportunity", "deal opportunity"), ("opportunities", "deal opportunity"),
+    ("ticket", "ticket issue"), ("tickets", "ticket issue"))}
+
+# words that pick no particular one of the related pages ("our *main* contact")
+PLAIN_QUALIFIERS = frozenset(key(w) for w in "main primary key usual our we us have".split())
+
+def reverse_kinds(terms: Sequence[str]) -> frozenset[str]:
+    """The page types of the related kind a question's keyed terms ask for."""
+    return frozenset(t for w in terms for t in REVERSE_KINDS.get(w, ()))
+
+
+def is_name_claim(claim: Claim) -> bool:
+    """A page's own name (what a related page answers with)."""
+    return claim.kind == "field" and claim.attribute == "name"
+
+
+def events_in(words: Sequence[str]) -> set[str]:
+    """The record events (end, start, change, due) the keyed words name."""
+    return {EVENT_OF[w] for w in words if w in EVENT_OF}
+
+
+def other_event(asked: set[str], named: set[str]) -> bool:
+    """A date attribute naming only events other than (and not agreeing with) the asked."""
+    return bool(asked and named and not (named & asked)
+                and not any((a, n) in _AGREE for a in asked for n in named))
+
 
 def says_nothing(claim: Claim) -> bool:
     """A bare link or a page's own name says nothing a question asks; a reference of a named
@@ -240,12 +290,16 @@ class AspectMatcher:
         asked_kind = [t for t in head if t not in entity]
         bare_kind = len(asked_kind) == 1 and asked_kind[0] in _AGENT_KIND_KEYS
 
+        dated = not statement and claim.value_type in ("date", "datetime")
+
         def covered(t: str) -> float:
             if any(f[t] or t in getattr(f, "aliases", ()) for f in fields) or t in vocab:
                 return 1.0
             if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
                     SYNONYMS.get(t, frozenset()) & vocab):
                 return SYNONYM_WEIGHT
+            if t in EVENT_OF and dated and EVENT_OF[t] in events_in(list(fields[1])):
+                return SYNONYM_WEIGHT  # "fixed" of a *resolved* date: the same event
             if bare_kind and t in _AGENT_KIND_KEYS and not statement \
                     and self._names_someone(claim):
                 return 1.0  # "which *department* handles claims": a claims handler's value
@@ -276,6 +330,12 @@ class AspectMatcher:
             return None
         if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
             return None
+        if dated and other_event(
+                getattr(self, "_events", set()), events_in(list(fields[1]))):
+            return None  # "when will it be fixed" is not answered by the created date
+        if noun and set(noun) & NUMERIC_NOUNS and not statement and claim.value_type not in (
+                "money", "number", "percent") and not re.search(r"\d", claim.value):
+            return None  # "annual revenue" is an amount, not a deal's stage
         if getattr(self, "_counting", False) and (
                 claim.value_type in ("money", "date", "datetime") or _MONEY.search(claim.value)
                 or _CLOCK.search(claim.value)):

@@ -15,7 +15,7 @@ from ..state import State
 from . import scoring
 from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
                            answer_type)
-from .aspect import (GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
+from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .candidates import CandidateIndex, _schema_page
 from .clauses import _ANAPHOR, _interleave, split_question
@@ -75,6 +75,8 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._who_verb = ""
         self._superlative = False
         self._names_asked: list[str] = []
+        self._events: set[str] = set()
+        self._reverse: set[str] = set()
         # the wiki's merged schema (base + the corpus's schema.yaml), as its SCHEMA.md says
         self.schema_words = wiki_schema_groups(_schema_page(state))
 
@@ -115,6 +117,22 @@ class Retriever(CandidateIndex, AspectMatcher):
         merged.clauses = len(subs)
         merged.answerable = all(r.answerable for r in subs)
         return merged
+
+    def _of_asked_event(self, claim: Claim) -> bool:
+        """A date-typed claim whose attribute names the event a "when" asks."""
+        return bool(self._events and claim.kind != "statement"
+                    and claim.value_type in ("date", "datetime")
+                    and events_in(list(self._attribute_words(claim))) & self._events)
+
+    def _linking_pages(self, named: set[str], kinds: frozenset[str]) -> set[str]:
+        """Pages of one of the page types ``kinds`` that link to a named page."""
+        if not named or not kinds:
+            return set()
+        ids = sorted(named)
+        rows = self.state.db.execute(
+            f"SELECT DISTINCT subject FROM mentions WHERE entity_id IN "
+            f"({','.join('?' * len(ids))}) AND subject != entity_id", ids).fetchall()
+        return {r[0] for r in rows if r[0].split("/", 1)[0] in kinds and r[0] not in named}
 
     def _antecedent(self, r: Retrieval) -> str:
         """What a later clause's "it", "them", "that account" refers to: the page an earlier
@@ -161,6 +179,10 @@ class Retriever(CandidateIndex, AspectMatcher):
         if not terms:
             return result
         subjects, record_text = self._candidates(terms, question)
+        # "our contact at X", "the open deal for X": pages of the asked kind that link to the
+        # named page (the named page need not list them) are candidates, their name the answer
+        self._reverse = self._linking_pages(self._named, reverse_kinds(terms))
+        subjects |= self._reverse
         docs = self._page_docs(subjects, record_text)
         if not docs:
             return result
@@ -169,7 +191,10 @@ class Retriever(CandidateIndex, AspectMatcher):
                         if q.page_score[e] > 0][:k_pages]
         evid = self._score_claims(q)
         self._judge(q, evid[:k_claims * 2])
-        evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: e.aspect is None)
+        # … and a date of the very event asked ("when is the story *due*": its *due date*)
+        # before prose that only mentions a month
+        evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: (
+            e.aspect is None, e.doubtful or not self._of_asked_event(e.claim)))
         result.claims = evid[:k_claims]
         self._decide(q, result)
         return result
@@ -202,6 +227,9 @@ class Retriever(CandidateIndex, AspectMatcher):
         wanted = answer_type(question)
         # what the question asks, read by the claim-side checks (compiler/retrieval/aspect.py)
         self._asks_who = bool(_WHO.search(question))
+        # the record event a "when" asks the date of ("fixed", "created", "due")
+        self._events = (events_in([key(w) for w in tokens(_rewrite(question))])
+                        if wanted is _TYPES[3][1] else set())
         self._asked_pages = set(self._named)
         # "how many" counts things: a price is a number but not a count of anything
         self._counting = bool(_HOW_MANY.search(question)) and wanted is _TYPES[2][1]
@@ -246,8 +274,14 @@ class Retriever(CandidateIndex, AspectMatcher):
         for eid, claim, status, fields, dl in rows:
             s = 0.0
             covered = 0.0
+            # a date of the asked event covers its word ("fixed" of a *resolved* date)
+            same_event = (events_in(list(fields["attribute"])) & self._events
+                          if claim.value_type in ("date", "datetime") and self._events
+                          else set())
             for t in terms:
                 tf = sum(CLAIM_FIELDS[f] * _tf(fields[f], t) for f in fields)
+                if not tf and same_event and EVENT_OF.get(t) in same_event:
+                    covered += weight[t] * SYNONYM_WEIGHT
                 if tf:
                     s += _bm25(tf, min(claim_df[t], self.n_claims), self.n_claims, dl, avg_claim)
                     exact = any(fields[f][t] for f in fields)
@@ -262,6 +296,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         asked_names = {n: [t for t in docs[n].title if t in terms] for n in named}
         named_in_title = {eid for eid, d in docs.items() for n, words in asked_names.items()
                           if words and all(d.title[t] for t in words)}
+        entity_of_named = {t for words in asked_names.values() for t in words}
         # a page that belongs to a named page by a link of someone-naming attribute (a ticket
         # or deal whose *customer* is it): "Umbrella Health's export" is its ticket's
         owned = {eid for eid, d in docs.items() for c, _ in d.claims
@@ -270,7 +305,17 @@ class Retriever(CandidateIndex, AspectMatcher):
                  and names_an_agent(c.attribute) and any(m.entity in named for m in c.mentions)}
         qset = set(terms)
         evid: list[Evidence] = []
+        # a page of the asked kind linking to the named one covers the named page's name and
+        # the kind the question asks ("contact"), with its own name as the answer
+        reverse = self._reverse & set(docs)
+        kind_words = {t for t in terms if t in REVERSE_KINDS}
         for eid, claim, status, s, cov in scored:
+            if eid in reverse and is_name_claim(claim):
+                cov = sum(weight[t] for t in terms if t in kind_words or t in entity_of_named
+                          or any(_tf(c, t) for c in (docs[eid].title, docs[eid].attribute,
+                                                     docs[eid].value, docs[eid].text))
+                          ) / q.total_weight
+                s = max(s, CONTEXT_SCORE * max(best_on_page.values(), default=0.0))
             typed = wanted is not None and bool(wanted.search(claim.value) or claim.value_type in
                                                 _TYPED_AS.get(id(wanted), ()))
             if typed and eid in near and claim.kind != "statement":
@@ -283,7 +328,7 @@ class Retriever(CandidateIndex, AspectMatcher):
             if wanted is not None:
                 s *= TYPE_BOOST if typed else TYPE_MISS
             # off the question's entity: on another page, not stating anything about it
-            off_entity = bool(named) and eid not in named and not any(
+            off_entity = bool(named) and eid not in named and eid not in reverse and not any(
                 m.entity in named for m in claim.mentions) and eid not in named_in_title \
                 and eid not in owned
             if named:
@@ -338,6 +383,16 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._names_asked = names
         for e in evid:
             eid = e.claim.subject
+            if eid in self._reverse and is_name_claim(e.claim):
+                # "our contact at X": the contact page linking to X, by name, when its page
+                # says what else the question asks of it ("the *procurement* contact")
+                d = docs[eid]
+                if not any(t not in REVERSE_KINDS and t not in entity_words
+                           and t not in PLAIN_QUALIFIERS and not any(
+                               _tf(c, t) for c in (d.title, d.attribute, d.value, d.text))
+                           for t in q.terms):
+                    e.aspect = 1.0
+                continue
             # the answer's page, what the claim links to, and the pages the question names
             near_pages = [docs[eid], *(docs[o] for o in sorted(
                 {m.entity for m in e.claim.mentions} | q.named) if o in docs)]

@@ -364,7 +364,15 @@ def test_a_phrase_several_records_state_with_typed_values_is_an_attribute() -> N
                                   prose("product", "b", ("price", "$12"))]).phrases == []
 
 
-def _doc(root: Path, name: str, body: str) -> None:
+def handbook_sources(corpus: Path) -> None:
+    """One public markdown source, ``handbook/``, of tenant ``t``."""
+    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
+        {"path": "handbook", "system": "markdown", "instance": "hb",
+         "default_acl": {"public": True}}]}))
+
+
+def handbook_doc(root: Path, name: str, body: str) -> None:
+    """A product page ``name`` of the handbook source."""
     (root / "handbook").mkdir(parents=True, exist_ok=True)
     (root / "handbook" / f"{name}.md").write_text(
         f"---\ntitle: {name}\ntype: product\n---\n\n# {name}\n\n{body}\n")
@@ -374,11 +382,9 @@ def test_equal_rank_prose_that_disagrees_on_an_induced_attribute_is_an_open_cont
         tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
-        {"path": "handbook", "system": "markdown", "instance": "hb",
-         "default_acl": {"public": True}}]}))
-    _doc(corpus, "Kestrel Pump", "Battery runtime: 10 hours.\n\nThe Heron Pump page has the rest.")
-    _doc(corpus, "Heron Pump", "Battery runtime: 6 hours.\n\nThe battery runtime of Kestrel Pump "
+    handbook_sources(corpus)
+    handbook_doc(corpus, "Kestrel Pump", "Battery runtime: 10 hours.\n\nThe Heron Pump page has the rest.")
+    handbook_doc(corpus, "Heron Pump", "Battery runtime: 6 hours.\n\nThe battery runtime of Kestrel Pump "
          "is twelve hours.")
     from compiler.lint import lint
 
@@ -464,17 +470,15 @@ def test_incremental_equals_clean_rebuild_as_a_prose_attribute_comes_and_goes(
     # one page states the phrase (no attribute), a second makes it one, then it is edited away
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
-        {"path": "handbook", "system": "markdown", "instance": "hb",
-         "default_acl": {"public": True}}]}))
-    _doc(corpus, "Kestrel Pump", "Battery runtime: 10 hours.")
-    _doc(corpus, "Heron Pump", "The Kestrel Pump page has the rest.")
+    handbook_sources(corpus)
+    handbook_doc(corpus, "Kestrel Pump", "Battery runtime: 10 hours.")
+    handbook_doc(corpus, "Heron Pump", "The Kestrel Pump page has the rest.")
     inc = tmp_path / "inc"
     compile_wiki(corpus, inc, today="2026-11-21")
     steps = ["The battery runtime of Kestrel Pump is twelve hours.", "Firmware: 1.2.3.",
              "The battery runtime of Kestrel Pump is 10 hours."]
     for i, body in enumerate(steps):
-        _doc(corpus, "Heron Pump", body)
+        handbook_doc(corpus, "Heron Pump", body)
         compile_wiki(corpus, inc, today="2026-11-21")
         clean = tmp_path / f"clean{i}"
         compile_wiki(corpus, clean, today="2026-11-21")
@@ -488,9 +492,7 @@ def test_a_value_counting_an_attribute_states_that_attribute(tmp_path: Path) -> 
     # Ostend Hub: 9,300 pallet positions" states it too, and disagrees at equal rank
     corpus = tmp_path / "corpus"
     (corpus / "handbook").mkdir(parents=True)
-    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
-        {"path": "handbook", "system": "markdown", "instance": "hb",
-         "default_acl": {"public": True}}]}))
+    handbook_sources(corpus)
     for name, n in (("Ostend Hub", "8,900"), ("Lyon Hub", "4,100")):
         (corpus / "handbook" / f"{name}.md").write_text(
             f"---\ntitle: {name}\ntype: site\n---\n\n# {name}\n\nPallet positions: {n}.\n")

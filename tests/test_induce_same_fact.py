@@ -4,16 +4,15 @@ record stating both with different values keeps them apart."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import yaml
 
-from compiler.build import compile_wiki, wiki_state
-from compiler.export import export_claims
+from compiler.build import compile_wiki
 from compiler.schema import base_schema
 from compiler.schema.index import vocabulary
 from compiler.schema.induce import RecordFields, apply, induce
+
+from test_induce import claims, handbook_doc, handbook_sources
 
 
 def prose(rtype: str, entity: str, *facts: tuple[str, str], about: str = "",
@@ -68,32 +67,20 @@ def test_names_disagreeing_on_shared_entities_stay_apart() -> None:
     assert ind.attributes[("site", "visiting hours")].phrases == ()
 
 
-def _doc(root: Path, name: str, body: str) -> None:
-    (root / "handbook").mkdir(parents=True, exist_ok=True)
-    (root / "handbook" / f"{name}.md").write_text(
-        f"---\ntitle: {name}\ntype: product\n---\n\n# {name}\n\n{body}\n")
-
-
 def test_claims_under_the_second_name_meet_the_first_and_conflict_there(
         tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
-        {"path": "handbook", "system": "markdown", "instance": "hb",
-         "default_acl": {"public": True}}]}))
-    _doc(corpus, "Kestrel Pump", "Battery runtime: 10 hours.")
-    _doc(corpus, "Heron Pump", "Battery runtime: 6 hours.")
-    _doc(corpus, "Osprey Pump", "Battery runtime: 9 hours.")
-    _doc(corpus, "Field Notes", "The battery life of Kestrel Pump is 10 hours.\n\n"
+    handbook_sources(corpus)
+    handbook_doc(corpus, "Kestrel Pump", "Battery runtime: 10 hours.")
+    handbook_doc(corpus, "Heron Pump", "Battery runtime: 6 hours.")
+    handbook_doc(corpus, "Osprey Pump", "Battery runtime: 9 hours.")
+    handbook_doc(corpus, "Field Notes", "The battery life of Kestrel Pump is 10 hours.\n\n"
          "The battery life of Osprey Pump is 7 hours.")
-    _doc(corpus, "Bench Notes", "The battery life of Heron Pump is 6 hours.")
+    handbook_doc(corpus, "Bench Notes", "The battery life of Heron Pump is 6 hours.")
     wiki = tmp_path / "wiki"
     compile_wiki(corpus, wiki, today="2026-11-21")
-    state = wiki_state(wiki)
-    try:
-        got = [json.loads(x) for x in export_claims(state)]
-    finally:
-        state.close()
+    got = claims(wiki)
     osprey = {(c["attribute"], c["value"], c["status"]) for c in got
               if c["subject"] == "product/osprey-pump" and c["kind"] == "fact"}
     assert osprey == {("battery runtime", "9 hours", "contested"),

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import yaml
 
-from compiler.build import compile_wiki, wiki_state
-from compiler.export import export_claims
+from compiler.build import compile_wiki
 from compiler.extract.base import RawClaim
 from compiler.extract.restate import reread
 from compiler.schema import base_schema
 from compiler.schema.induce import Induction, apply, induce
-from test_induce import crm, rf
+from test_induce import claims, crm, rf
 
 SEGMENTS = {"contract tier": {"Gold": ("gold",), "Silver": ("silver",), "Bronze": ("bronze",)}}
 
@@ -136,11 +135,7 @@ def test_authority_decides_a_policy_sentence_against_a_note_through_an_induced_s
     corpus = _corpus(tmp_path / "corpus")
     wiki = tmp_path / "wiki"
     compile_wiki(corpus, wiki, today="2026-11-21")
-    state = wiki_state(wiki)
-    try:
-        got = [json.loads(x) for x in export_claims(state)]
-    finally:
-        state.close()
+    got = claims(wiki)
     window = [c for c in got if c["subject"] == "policy/returns-policy"
               and c["attribute"] == "return window"]
     assert {(c["normalized"], c["status"]) for c in window} == {
@@ -265,11 +260,7 @@ def test_a_value_map_leaves_a_real_disagreement_a_conflict(tmp_path: Path) -> No
     (corpus / "hubspot" / "companies.json").write_text(json.dumps(hs))
     wiki = tmp_path / "wiki"
     compile_wiki(corpus, wiki, today="2026-11-21")
-    state = wiki_state(wiki)
-    try:
-        got = [json.loads(x) for x in export_claims(state)]
-    finally:
-        state.close()
+    got = claims(wiki)
     status = {(c["subject"], c["source_system"]): c["status"] for c in got
               if c["attribute"] == "industry"}
     assert status[("account/alder-works", "hubspot")] == "winner"  # the same, said otherwise

@@ -25,10 +25,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ..schema.keys import type_key
-from ..schema.model import Schema
+from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
 from .prose import _values
@@ -67,10 +66,9 @@ class _Known:
     words: frozenset[str]
 
 
-@lru_cache(maxsize=8)
-def _index(blob: str) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[str, re.Pattern[str],
-                                                                          str], ...]]:
-    schema = Schema.model_validate_json(blob)
+@per_schema
+def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[str, re.Pattern[str],
+                                                                            str], ...]]:
     by_type: dict[str, list[_Known]] = {}
     for tname, etype in schema.types.items():
         generic = _GENERIC | {t for t, _, _ in tokens(tname)}
@@ -109,7 +107,7 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
     and statements that state a typed attribute read as facts of it (module docstring)."""
     if schema is None:
         return list(raws)
-    by_type, segments = _index(_blob(schema))
+    by_type, segments = _index(schema)
     if not by_type and not segments:
         return list(raws)
     stated = {c.attribute for c in raws if c.kind == "field"}
@@ -125,20 +123,6 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
                        if by_type else None) or raw)
         out.append(raw)
     return out
-
-
-_BLOBS: dict[int, tuple[Schema, str]] = {}
-
-
-def _blob(schema: Schema) -> str:
-    got = _BLOBS.get(id(schema))
-    if got is not None and got[0] is schema:
-        return got[1]
-    if len(_BLOBS) > 16:
-        _BLOBS.clear()
-    blob = schema.model_dump_json()
-    _BLOBS[id(schema)] = (schema, blob)
-    return blob
 
 
 def _sentence_of(raw: RawClaim) -> str:

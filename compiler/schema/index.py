@@ -4,11 +4,11 @@ mapping of structured fields, linking and value typing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .keys import attr_key, type_key, value_key
-from .model import Attribute, FieldMap, Mapping, Schema
+from .model import Attribute, FieldMap, Mapping, Schema, per_schema
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,16 +158,5 @@ class Vocabulary:
         return (d, FieldMap(attribute=d.name)) if d is not None else None
 
 
-_CACHE: dict[int, tuple[Schema, Vocabulary]] = {}
-
-
-def vocabulary(schema: Schema) -> Vocabulary:
-    """The compiled lookups of ``schema`` (kept while the schema object lives)."""
-    got = _CACHE.get(id(schema))
-    if got is not None and got[0] is schema:
-        return got[1]
-    if len(_CACHE) > 16:
-        _CACHE.clear()
-    vocab = Vocabulary(schema)
-    _CACHE[id(schema)] = (schema, vocab)
-    return vocab
+# the compiled lookups of a schema, kept while the schema object lives
+vocabulary: Callable[[Schema], Vocabulary] = per_schema(Vocabulary)

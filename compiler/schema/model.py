@@ -12,7 +12,8 @@ the bundled base schema, value typing and extraction live beside it.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -110,3 +111,24 @@ class Schema(_Strict):
     def _version_as_text(cls, v: object) -> object:
         # `version: 3` or `version: 2026.11` in YAML is a number; it names a version all the same
         return str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
+
+
+_T = TypeVar("_T")
+
+
+def per_schema(build: Callable[[Schema], _T]) -> Callable[[Schema], _T]:
+    """``build`` computed once per live schema object: a compile hands the same schema to every
+    record, and what is derived from it (lookups, patterns) is dear to rebuild per record.
+    Keyed by identity and holding the schema, so an id is never reused while cached."""
+    cache: dict[int, tuple[Schema, _T]] = {}
+
+    def get(schema: Schema) -> _T:
+        got = cache.get(id(schema))
+        if got is not None and got[0] is schema:
+            return got[1]
+        if len(cache) > 16:
+            cache.clear()
+        value = build(schema)
+        cache[id(schema)] = (schema, value)
+        return value
+    return get

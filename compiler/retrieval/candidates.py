@@ -13,7 +13,7 @@ from ..state import State
 from ..text import name_key
 from .scoring import (_CLAIM_CANDIDATES, _PAGE_CANDIDATES, _RECORD_CANDIDATES, PAGE_FIELDS,
                       _attribute_counter, _counter, _PageDoc, attribute_text)
-from .text import STOPWORDS, _fts_term, expand, key, tokens
+from .text import STOPWORDS, _fts_term, expand, key as word_key, tokens
 
 
 def _schema_page(state: State) -> Path | None:
@@ -155,7 +155,7 @@ class CandidateIndex:
         return docs
 
     def _known(self, word: str) -> bool:
-        k = key(word)
+        k = word_key(word)
         return bool(self._df_of("page", k) or self._df_of("record", k))
 
 

@@ -1,4 +1,4 @@
-"""A small generic English lexicon for paraphrases the schema's phrases do not carry.
+"""A small generic English lexicon: everyday synonyms and phrase rewrites of questions.
 
 No offline lexical resource (WordNet data, a spaCy model) is installed on the machines Folio
 runs on, and a question's paraphrases of business attributes are few and stable, so they are
@@ -26,8 +26,29 @@ ATTRIBUTE_GROUPS = (
     "payment settlement",
     "interval frequency schedule cadence",
 )
-# groups matched everywhere (question, attribute, value and text)
+# Groups of everyday business synonyms (generic, no corpus's own vocabulary): a
+# question's word also matches the others of its group, at a discount.
 SYNONYM_GROUPS: tuple[str, ...] = (
+    "cost price pricing fee charge", "client customer", "login logon signin sign sso",
+    "boss manager head lead run", "employee staff headcount worker workforce",
+    "deal opportunity", "refund reimbursement reimburse", "fail failure error broken",
+    "outage incident downtime", "begin start effective", "owner owns responsible",
+    "bug defect", "contract agreement", "firm company organisation organization",
+    "cancel terminate", "deliver ship send", "phone telephone", "email mail",
+    "salary pay compensation", "guarantee warranty", "size amount",
+    "approve approval sign-off signoff authorise authorize",
+    "limit cap maximum max ceiling", "allowance stipend budget", "day daily", "week weekly",
+    "month monthly", "year annual yearly", "night nightly", "hour hourly",
+    "food meal", "travel trip journey", "keep retain retention store",
+    "supplier supply provider vendor", "old age", "kilometre kilometer km",
+    "kilogram kilo kg", "mile mileage", "minute min", "quantity qty", "number count",
+    "remote home", "open opening", "closed close", "phone extension",
+    "sev severity", "react respond response reply", "sector industry vertical",
+    "guarantee warranty cover coverage", "uptime availability sla",
+    "datacenter datacentre region centre center", "percent percentage",
+    "deadline window", "equipment device hardware", "catalogue catalog sku code",
+    "position title role job", "revenue sales turnover", "worth amount value",
+    "plan tier level subscription", "loaner replacement substitute",
     "cold chilled refrigerated refrigeration fridge",
     "break pause rest",
     "dispatch ship shipping",
@@ -39,6 +60,13 @@ PREAMBLE = re.compile(r"^.*?\b(?:remember|recall|know|sure|wonder|wondering|forg
                       r"where)\b)", re.I | re.S)
 # multi-word phrases of questions rewritten to the words sources use
 PHRASES = (
+    (re.compile(r"\bin charge of\b", re.I), "manager of"),
+    (re.compile(r"\bresponsible for\b", re.I), "owner of"),
+    (re.compile(r"\bhow many people\b", re.I), "number of employees"),
+    (re.compile(r"\bsign[- ]?in\b|\blog[- ]?in\b", re.I), "login"),
+    (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
+    (re.compile(r"\bline of business\b", re.I), "industry"),
+    (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
     # abbreviations of units ("hrs on battery", "24 mins")
     (re.compile(r"\bhrs?\b\.?", re.I), "hours"),
     (re.compile(r"\bmins\b\.?", re.I), "minutes"),

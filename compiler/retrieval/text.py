@@ -1,5 +1,5 @@
 """Words of questions and sources: tokens, a light stemmer, the keys words are compared by,
-stop and frame words of questions, everyday synonyms and phrase rewrites."""
+stop and frame words of questions, and the synonym lookups built from lexicon.py."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from .coverage import KIND_WORDS
-from .lexicon import ATTRIBUTE_GROUPS
-from .lexicon import PHRASES as LEXICON_PHRASES, SYNONYM_GROUPS as LEXICON_GROUPS
+from .lexicon import ATTRIBUTE_GROUPS, PHRASES, SYNONYM_GROUPS
 
 # question words, auxiliaries, pronouns and fillers: they say what kind of answer is wanted,
 # never which page has it
@@ -30,42 +29,6 @@ FRAME_WORDS = frozenset(
     involved involve exactly currently usually typically normally generally based allowed able
     supposed called named say says said mean means go goes going use used using expected
     expect expecting likely set""".split()
-)
-# A few groups of everyday business synonyms (generic, no corpus's own vocabulary): a
-# question's word also matches the others of its group, at a discount.
-SYNONYM_GROUPS = (
-    "cost price pricing fee charge", "client customer", "login logon signin sign sso",
-    "boss manager head lead run", "employee staff headcount worker workforce",
-    "deal opportunity", "refund reimbursement reimburse", "fail failure error broken",
-    "outage incident downtime", "begin start effective", "owner owns responsible",
-    "bug defect", "contract agreement", "firm company organisation organization",
-    "cancel terminate", "deliver ship send", "phone telephone", "email mail",
-    "salary pay compensation", "guarantee warranty", "size amount",
-    "approve approval sign-off signoff authorise authorize",
-    "limit cap maximum max ceiling", "allowance stipend budget", "day daily", "week weekly",
-    "month monthly", "year annual yearly", "night nightly", "hour hourly",
-    "food meal", "travel trip journey", "keep retain retention store",
-    "supplier supply provider vendor", "old age", "kilometre kilometer km",
-    "kilogram kilo kg", "mile mileage", "minute min", "quantity qty", "number count",
-    "remote home", "open opening", "closed close", "phone extension",
-    "sev severity", "react respond response reply", "sector industry vertical",
-    "guarantee warranty cover coverage", "uptime availability sla",
-    "datacenter datacentre region centre center", "percent percentage",
-    "deadline window", "equipment device hardware", "catalogue catalog sku code",
-    "position title role job", "revenue sales turnover", "worth amount value",
-    "plan tier level subscription", "loaner replacement substitute",
-    *LEXICON_GROUPS,
-)
-# multi-word phrases of questions rewritten to the word sources use
-PHRASES = (
-    (re.compile(r"\bin charge of\b", re.I), "manager of"),
-    (re.compile(r"\bresponsible for\b", re.I), "owner of"),
-    (re.compile(r"\bhow many people\b", re.I), "number of employees"),
-    (re.compile(r"\bsign[- ]?in\b|\blog[- ]?in\b", re.I), "login"),
-    (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
-    (re.compile(r"\bline of business\b", re.I), "industry"),
-    (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
-    *LEXICON_PHRASES,
 )
 _TOKEN = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 KEY_LEN = 6  # stems are compared on their first 6 characters: response/respond, warranty/-ies

@@ -303,12 +303,7 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
         if len(fitting) != 1:
             continue
         k, v = fitting[0]
-        quals = _qualifiers(text, k.ref, schema, segments)
-        if quals is None:
-            return None
-        return RawClaim(attribute=k.ref.name, value=v, kind="fact", quote=raw.quote,
-                        span=raw.span, subject_phrase=text, mapped=True,
-                        qualifiers=quals, subject_type=k.ref.entity_type)
+        return _fact_of(raw, text, k.ref, v, schema, segments)
     return None
     names = list(named(text))
     spans = [(s, e) for s, e, _ in names]
@@ -330,13 +325,7 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
         if len(fitting) != 1:
             continue
         k = fitting[0]
-        v = _one_value(text, k.ref)
-        quals = _qualifiers(text, k.ref, schema, segments)
-        if quals is None:
-            return None
-        return RawClaim(attribute=k.ref.name, value=v, kind="fact", quote=raw.quote,
-                        span=raw.span, subject_phrase=text, mapped=True,
-                        qualifiers=quals, subject_type=k.ref.entity_type)
+        return _fact_of(raw, text, k.ref, _one_value(text, k.ref), schema, segments)
     return None
 
 
@@ -354,6 +343,18 @@ def _one_value(text: str, ref: AttrRef) -> str | None:
     distinct = {f.text for f in found}
     return found[0].text if len(distinct) == 1 else None
 
+
+
+def _fact_of(raw: RawClaim, text: str, ref: AttrRef, value: str, schema: Schema,
+             segments: Sequence[tuple[str, re.Pattern[str], str]]) -> RawClaim | None:
+    """``raw`` read as a fact of ``ref`` with ``value``, qualified as its sentence says; None
+    when the sentence names a segment it cannot be read as stating one value for."""
+    quals = _qualifiers(text, ref, schema, segments)
+    if quals is None:
+        return None
+    return RawClaim(attribute=ref.name, value=value, kind="fact", quote=raw.quote,
+                    span=raw.span, subject_phrase=text, mapped=True,
+                    qualifiers=quals, subject_type=ref.entity_type)
 
 def _qualifiers(text: str, ref: AttrRef, schema: Schema, segments
                 ) -> tuple[tuple[str, str], ...] | None:

@@ -7,8 +7,6 @@ the previous state, and the rerun redoes exactly the same work.
 
 from __future__ import annotations
 
-# retrieval.py reads claims with the state's SQL fragments (they live in state_claims.py)
-from .state_claims import _FULL_JSON, _WITH_RECORD
 from .state_files import FileRows
 from .state_pages import PageRows
 from .state_queries import ClaimQueries
@@ -22,4 +20,4 @@ class State(FileRows, RecordRows, ClaimQueries, PageRows):
     use it: ``State(path)`` for a compile, ``State(path, readonly=True)`` to read."""
 
 
-__all__ = ["State", "_FULL_JSON", "_WITH_RECORD"]
+__all__ = ["State"]

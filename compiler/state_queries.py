@@ -28,6 +28,14 @@ class ClaimQueries(EntityRows):
                 out[cid] = (Claim.model_validate_json(js), status)
         return out
 
+    def claims_of_subjects(self, subjects: Sequence[str]) -> Iterator[tuple[str, Claim, str]]:
+        """(subject, claim, status) of every claim about one of ``subjects``."""
+        for chunk in chunks(list(subjects), 200):
+            q = (f"SELECT c.subject, {_FULL_JSON}, c.status FROM {_WITH_RECORD} "
+                 f"WHERE c.subject IN ({','.join('?' * len(chunk))})")
+            for subject, js, status in self.db.execute(q, chunk):
+                yield subject, Claim.model_validate_json(js), status
+
     def iter_claims(self) -> Iterator[tuple[Claim, str]]:
         for js, status in self.db.execute(
                 f"SELECT {_FULL_JSON}, c.status FROM {_WITH_RECORD} "

@@ -103,18 +103,10 @@ class CandidateIndex:
     def _page_docs(self, subjects: set[str], record_text: dict[str, str]
                    ) -> dict[str, _PageDoc]:
         who = self.who
-        ids = sorted(subjects)
         claims_of: dict[str, list[tuple[Claim, str]]] = {}
-        for i in range(0, len(ids), 200):
-            chunk = ids[i:i + 200]
-            from ..state import _FULL_JSON, _WITH_RECORD
-
-            q = (f"SELECT c.subject, {_FULL_JSON}, c.status FROM {_WITH_RECORD} "
-                 f"WHERE c.subject IN ({','.join('?' * len(chunk))})")
-            for subject, js, status in self.state.db.execute(q, chunk):
-                claim = Claim.model_validate_json(js)
-                if claim.acl.allows(who):
-                    claims_of.setdefault(subject, []).append((claim, status))
+        for subject, claim, status in self.state.claims_of_subjects(sorted(subjects)):
+            if claim.acl.allows(who):
+                claims_of.setdefault(subject, []).append((claim, status))
         if who is not None:
             # names as the principal knows them (compiler/views.py): a page that does not
             # exist for them is no candidate, whatever claims of it they may see

@@ -8,8 +8,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .coverage import (attribute_vocabulary, names_an_agent, schema_groups, share,
-                                typed_as, value_names_an_agent)
+from .coverage import (asked_action, asked_owner, attribute_vocabulary, names_an_agent,
+                       negated_scope, passive_subject, schema_groups, share, typed_as,
+                       value_names_an_agent)
 from ..models import Claim
 from ..schema.keys import attr_key
 from .answer_types import (_CLOCK, _MONEY, AGENT_TYPES, _shaped)
@@ -40,7 +41,7 @@ EVENT_OF = {key(w): name for name, words in _EVENTS.items() for w in words.split
 _AGREE = {("end", "due"), ("due", "end")}
 # an asked attribute that is an amount or a count: a stage, a name or a city does not answer it
 NUMERIC_NOUNS = frozenset(key(w) for w in "revenue revenues amount price cost headcount employees "
-                          "salary budget turnover arr mrr income profit".split())
+                          "salary budget turnover arr mrr income profit rate".split())
 
 
 # the asked kind of a related page ("our *contact* at X", "the *deal* for X") and the page
@@ -215,6 +216,46 @@ class AspectMatcher:
     ``_asked_pages``: what the question being retrieved asks)."""
 
     schema_words: dict[str, frozenset[str]]
+    _negated: frozenset[str] = frozenset()
+    _action: str = ""
+    _owner: tuple[str, ...] = ()
+
+    def _read_question(self, question: str, stopwords: frozenset[str]) -> None:
+        """What the question asks beyond its head, read once per clause: the scope it excludes
+        ("outside peak season"), the action whose duration it asks ("take to *recharge*"), the
+        thing its asked phrase is of ("the price *of an extended service contract*"), and the
+        subject of a passive duration ("how long are *helpdesk tickets* retained"), which
+        restricts like a scope."""
+        self._negated = frozenset(key(w) for t in negated_scope(question, stopwords)
+                                  for w in tokens(t))
+        action = asked_action(question, stopwords)
+        self._action = key(action) if action else ""
+        self._owner = tuple(key(w) for t in asked_owner(question, stopwords) for w in tokens(t))
+        self._scope = list(dict.fromkeys([*getattr(self, "_scope", []), *(
+            key(w) for t in passive_subject(question, stopwords) for w in tokens(t))]))
+
+    def _excluded(self, claim: Claim, page: _PageDoc | None) -> bool:
+        """The claim is scoped to what the question excludes: its page's name, attribute,
+        qualifiers or quote say every word of it ("Peak Season Plan — overtime cap" for "the
+        overtime cap outside peak season")."""
+        if not self._negated:
+            return False
+        said = set(stems(attribute_text(claim))) | set(stems(claim.quote or "")) | set(
+            stems(claim.value))
+        if page is not None:
+            said |= {t for t in self._negated if page.title[t]}
+        return self._negated <= said
+
+    def _attribute_names(self, claim: Claim, word: str, attribute: Counter,
+                         vocab: frozenset[str]) -> bool:
+        """The claim's attribute (its words, the schema's and the lexicon's words for it)
+        names ``word`` ("refund *processing* time" names "process"; "battery runtime" does not
+        name "recharge")."""
+        names = set(attribute) | vocab | set(getattr(attribute, "aliases", ()))
+        forms = {word}
+        if word.startswith("re") and len(word) > 4:
+            forms.add(key(word[2:]))  # "recharge" is charging again
+        return any(f in names or SYNONYMS.get(f, frozenset()) & names for f in forms)
 
     def _attribute_words(self, claim: Claim) -> Counter:
         """A claim's attribute as it is matched: its words with its qualifiers, the source's
@@ -276,6 +317,8 @@ class AspectMatcher:
         than half of the asked head, or a statement without a value of the asked type."""
         if says_nothing(claim):
             return None
+        if self._excluded(claim, page):
+            return None  # "the overtime cap outside peak season" is not the peak season's
         statement = claim.kind == "statement"
         fields = [Counter(stems(claim.value))]
         if not statement:
@@ -329,6 +372,21 @@ class AspectMatcher:
         if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
             return None
         if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
+            return None
+        if self._action and not statement and not self._attribute_names(
+                claim, self._action, fields[1], vocab) and not (
+                all(t in _KIND_KEYS for t in stems(claim.attribute, True)) and page is not None
+                and any(_tf(c, self._action) for c in (page.attribute, page.value, page.text))):
+            # "how long does the battery take to recharge" is not its runtime: the attribute
+            # must name the action (a bare "duration" is read in its page's context)
+            return None
+        if not statement and self._owner and any(
+                not covered(t) and not (page is not None and any(
+                    _tf(c, t) for c in (page.title, page.attribute, page.value, page.text)))
+                for t in self._owner if t not in entity):
+            # what the asked phrase is of must be the claim's or its page's: "the price of an
+            # extended service contract" is not the pump's price, "how long does a
+            # sterilisation cycle take" not its calibration interval
             return None
         if dated and other_event(
                 getattr(self, "_events", set()), events_in(list(fields[1]))):

@@ -141,7 +141,9 @@ _ENDS = (r"a|an|the|of|for|in|at|on|to|from|with|by|per|under|between|when|if|th
          r"takes|take|makes|make|means|mean|gives|give|holds|hold|says|say|shows|show|lets|let|"
          r"happens|happen|applied|used|needed|required|allowed|expected|set|given|"
          r"fit|fits|last|lasts|contain|contains|employ|employs|serve|serves|store|stores|"
-         r"sell|sells")
+         r"sell|sells|"
+         # words that exclude what follows ("the overtime cap *outside* peak season")
+         r"outside|except|excluding|apart|aside")
 _PHRASE = r"(?P<h>(?:[\w'-]+\s+){0,4}?[\w'-]+?)(?=\s+(?:" + _ENDS + r")\b|\s*[?.,;!]|\s*$)"
 _HEADS = (
     re.compile(r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:the|a|an)\s+" + _PHRASE,
@@ -154,7 +156,13 @@ _HEADS = (
     re.compile(r"\bhow\s+(?:many|much)\s+(?!is\b|are\b|does\b|do\b|did\b|was\b|were\b|can\b)"
                + _PHRASE, re.I),
     re.compile(r"\bwho(?:'s|\s+is|\s+are|\s+was)\s+(?:the\s+)?" + _PHRASE, re.I),
+    # "is there a *volume discount* on …": a yes/no question asks whether the phrase exists
+    re.compile(r"\b(?:is|are)\s+there\s+(?:a|an|any)\s+" + _PHRASE, re.I),
 )
+# "how long does *a sterilisation cycle* (of X) take / last": the subject of the duration
+_DURATION_SUBJECT = re.compile(
+    r"\bhow\s+(?:long|often|quickly|soon)\s+(?:does|do|did|will|would|can|could|should|is|are|"
+    r"was|were)\s+(?P<s>(?:[\w'-]+\s+){1,8}?)(?:take|takes|last|lasts)\b", re.I)
 _CAPITAL = re.compile(r"(?<![\w'-])([A-Z][^\W_]*)")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\"\s*)$")
 
@@ -211,6 +219,93 @@ def asked_head(question: str, stopwords: frozenset[str]) -> list[str]:
             words = [w for w in words if w not in stopwords]
             if words:
                 return words
+    return []
+
+
+# "how long does it take to *charge* …", "how long does the battery take to *recharge*",
+# "how long are tickets *retained*": the action whose duration is asked; a claim answers only
+# when its attribute names that action ("charge time", not "battery runtime")
+_ACTION = re.compile(
+    r"\bhow\s+(?:long|quickly|soon)\s+(?:does|do|did|will|would|can|could|should|must)\s+"
+    r"(?:it\s+take\s+(?:for\s+(?:[\w'-]+\s+){1,6}?)?|(?:[\w'-]+\s+){1,6}?take\s+)to\s+"
+    r"(?:\w+ly\s+)?(?P<v>[a-z]+)\b", re.I)
+_PASSIVE = re.compile(
+    r"\bhow\s+(?:long|often)\s+(?:is|are|was|were)\s+(?P<s>(?:[\w'-]+\s+){1,5}?)"
+    r"(?P<v>[a-z]+(?:ed|en))\s*(?:[?.!]|$)", re.I)
+
+
+def asked_action(question: str, stopwords: frozenset[str]) -> str:
+    """The verb whose duration a "how long does it take to V" / "how long does X take to V" /
+    "how long are X Ved" question asks, or "" (none, or a verb that says nothing: "get")."""
+    for pattern in (_ACTION, _PASSIVE):
+        m = pattern.search(question)
+        if m and m.group("v").lower() not in stopwords:
+            return m.group("v").lower()
+    return ""
+
+
+def passive_subject(question: str, stopwords: frozenset[str]) -> list[str]:
+    """What a "how long are *helpdesk tickets* retained" question asks the duration of: its
+    words restrict the asked aspect like a scope does."""
+    m = _PASSIVE.search(question)
+    if not m:
+        return []
+    words = [w.lower().removesuffix("'s") for w in _WORD.findall(m.group("s"))]
+    return [w for w in words if w not in stopwords and w not in _DETERMINERS]
+
+
+# "the overtime cap *outside peak season*", "every region *except the EU*": what the asked
+# phrase is not; a claim scoped to it does not answer
+_NEGATED = re.compile(r"\b(?:outside(?:\s+of)?|except(?:\s+(?:for|in|during|on|at))?|excluding|"
+                      r"other\s+than|apart\s+from|aside\s+from|not\s+(?:including|counting))\s+",
+                      re.I)
+
+
+def negated_scope(question: str, stopwords: frozenset[str]) -> list[str]:
+    """The words a question excludes ("outside *peak season*"), stop words dropped; []."""
+    m = _NEGATED.search(question)
+    if not m:
+        return []
+    words: list[str] = []
+    for w in _WORD.findall(question[m.end():])[:6]:
+        lw = w.lower()
+        if lw in _DETERMINERS:
+            continue
+        if lw in _PREPOSITIONS or re.fullmatch(_ENDS, lw):
+            break
+        words.append(lw.removesuffix("'s"))
+    return [w for w in words if w not in stopwords]
+
+
+def asked_owner(question: str, stopwords: frozenset[str]) -> list[str]:
+    """The thing an asked phrase is *of* ("the price *of an extended service contract*", "the
+    list price *of Acme Edge support contracts*") or whose duration is asked ("how long does
+    *a sterilisation cycle* of X take"), in order, its head noun last; []."""
+    m = _DURATION_SUBJECT.search(question)
+    if m:
+        words = []
+        for w in _WORD.findall(m.group("s")):
+            lw = w.lower()
+            if lw in _PREPOSITIONS:
+                break  # "a sterilisation cycle *of the oximeter*": its scope
+            if lw not in _DETERMINERS and lw not in _UNRESTRICTING:
+                words.append(lw.removesuffix("'s"))
+        return [w for w in words if w not in stopwords]
+    for pattern in _HEADS:
+        m = pattern.search(question)
+        if m and [w for w in m.group("h").lower().split() if w not in stopwords]:
+            rest = _WORD.findall(question[m.end("h"):])
+            if not rest or rest[0].lower() != "of":
+                return []
+            words: list[str] = []
+            for w in rest[1:8]:
+                lw = w.lower()
+                if lw in _DETERMINERS or lw in _UNRESTRICTING:
+                    continue
+                if lw in _PREPOSITIONS or re.fullmatch(_ENDS, lw):
+                    break
+                words.append(lw.removesuffix("'s"))
+            return [w for w in words if w not in stopwords]
     return []
 
 

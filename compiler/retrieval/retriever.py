@@ -376,6 +376,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._superlative = bool(SUPERLATIVE.search(question))
         self._scope = ([] if keyword_query(question) else
                        [key(w) for w in asked_scope(_rewrite(question), STOPWORDS | FRAME_WORDS)])
+        self._read_question(_rewrite(question), STOPWORDS | FRAME_WORDS)
         # the names the question uses must be on the answer's page or a page it links:
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
         names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))

@@ -9,8 +9,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .coverage import (asked_action, asked_owner, attribute_vocabulary, names_an_agent,
-                       negated_scope, passive_subject, schema_groups, share, typed_as,
-                       value_names_an_agent)
+                       negated_scope, parse_schema_contexts, passive_subject, schema_contexts,
+                       schema_groups, share, typed_as, value_names_an_agent,
+                       wiki_schema_groups)
+from .candidates import _schema_page
 from ..models import Claim
 from ..schema.keys import attr_key
 from .answer_types import (_CLOCK, _MONEY, AGENT_TYPES, _shaped)
@@ -251,7 +253,11 @@ class AspectMatcher:
         """The claim's attribute (its words, the schema's and the lexicon's words for it)
         names ``word`` ("refund *processing* time" names "process"; "battery runtime" does not
         name "recharge")."""
-        names = set(attribute) | vocab | set(getattr(attribute, "aliases", ()))
+        k = attr_key(claim.attribute)
+        contexts = {key(w) for w in (*schema_contexts().get(k, ()), *wiki_schema_groups(
+            _schema_page(self.state), parse_schema_contexts).get(k, ()))}
+        own = _attribute_counter([attribute_text(claim), claim.field or ""])
+        names = set(own) | (vocab - contexts) | set(getattr(attribute, "aliases", ()))
         forms = {word}
         if word.startswith("re") and len(word) > 4:
             forms.add(key(word[2:]))  # "recharge" is charging again

@@ -454,6 +454,58 @@ def parse_schema_page(text: str) -> dict[str, frozenset[str]]:
     from ..schema.keys import attr_key
 
     out: dict[str, set[str]] = {}
+    for texts in _schema_rows(text):
+        words = {w for t in texts for w in re.findall(r"[^\W_]+", t.lower())}
+        for t in texts:
+            out.setdefault(attr_key(t), set()).update(words)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+# a phrase that starts with a preposition says in what context an attribute's value holds
+# ("lasts *on a full charge*"), not what the attribute is
+_CONTEXT_PHRASE = re.compile(r"^(?:on|in|at|with|from|under|per|after|before|during|within|"
+                             r"without|over|off)\b", re.I)
+
+
+def _context_words(texts: list[str]) -> frozenset[str]:
+    """The words of an attribute's phrases that only its context phrases say ("full",
+    "charge" of battery runtime's "on a full charge")."""
+    said = {w for t in texts if not _CONTEXT_PHRASE.match(t.strip())
+            for w in re.findall(r"[^\W_]+", t.lower())}
+    return frozenset(w for t in texts if _CONTEXT_PHRASE.match(t.strip())
+                     for w in re.findall(r"[^\W_]+", t.lower()) if w not in said)
+
+
+def parse_schema_contexts(text: str) -> dict[str, frozenset[str]]:
+    """Attribute name → the words only its context phrases say, by a wiki's ``SCHEMA.md``."""
+    from ..schema.keys import attr_key
+
+    out: dict[str, frozenset[str]] = {}
+    for texts in _schema_rows(text):
+        ctx = _context_words(texts)
+        for t in texts:
+            out[attr_key(t)] = out.get(attr_key(t), frozenset()) | ctx
+    return out
+
+
+@lru_cache(maxsize=1)
+def schema_contexts() -> dict[str, frozenset[str]]:
+    """:func:`parse_schema_contexts` of the bundled base schema."""
+    from ..schema.keys import attr_key
+    from ..schema.loader import base_schema
+
+    out: dict[str, frozenset[str]] = {}
+    for etype in base_schema().types.values():
+        for name, spec in etype.attributes.items():
+            texts = [name, *spec.phrases]
+            ctx = _context_words(texts)
+            for t in texts:
+                out[attr_key(t)] = out.get(attr_key(t), frozenset()) | ctx
+    return out
+
+
+def _schema_rows(text: str):
+    """The name and phrases of every attribute row of a ``SCHEMA.md``'s tables."""
     in_table = False
     for line in text.splitlines():
         if line.startswith("| attribute | type |"):
@@ -467,32 +519,31 @@ def parse_schema_page(text: str) -> dict[str, frozenset[str]]:
         cells = _cells(line)
         if len(cells) < 5:
             continue
-        texts = [cells[0], *(p for p in cells[4].split(", ") if p)]
-        words = {w for t in texts for w in re.findall(r"[^\W_]+", t.lower())}
-        for t in texts:
-            out.setdefault(attr_key(t), set()).update(words)
-    return {k: frozenset(v) for k, v in out.items()}
+        yield [cells[0], *(p for p in cells[4].split(", ") if p)]
 
 
-_PAGE_CACHE: dict[str, tuple[int, dict[str, frozenset[str]]]] = {}
+_PAGE_CACHE: dict[tuple[str, object], tuple[int, dict[str, frozenset[str]]]] = {}
 
 
-def wiki_schema_groups(schema_page: Path | None) -> dict[str, frozenset[str]]:
+def wiki_schema_groups(schema_page: Path | None, parse=parse_schema_page
+                       ) -> dict[str, frozenset[str]]:
     """The merged schema's vocabulary of one wiki (its signed ``SCHEMA.md``), {} when the wiki
-    has none; read once per version of the file."""
+    has none; read once per version of the file (``parse``: what is read of it,
+    :func:`parse_schema_contexts` for the words of context phrases)."""
     if schema_page is None:
         return {}
     try:
         stamp = schema_page.stat().st_mtime_ns
     except OSError:
         return {}
-    cached = _PAGE_CACHE.get(str(schema_page))
+    slot = (str(schema_page), parse)
+    cached = _PAGE_CACHE.get(slot)
     if cached is None or cached[0] != stamp:
         try:
-            groups = parse_schema_page(schema_page.read_text(encoding="utf-8"))
+            groups = parse(schema_page.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             groups = {}
-        cached = _PAGE_CACHE[str(schema_page)] = (stamp, groups)
+        cached = _PAGE_CACHE[slot] = (stamp, groups)
     return cached[1]
 
 

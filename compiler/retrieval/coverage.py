@@ -281,6 +281,12 @@ def asked_owner(question: str, stopwords: frozenset[str]) -> list[str]:
     """The thing an asked phrase is *of* ("the price *of an extended service contract*", "the
     list price *of Acme Edge support contracts*") or whose duration is asked ("how long does
     *a sterilisation cycle* of X take"), in order, its head noun last; []."""
+    m = _MEASURED.search(question)
+    if m:
+        # "how much does FreightLink charge *for API access*": what the money is for
+        rest = _WORD.findall(question[m.end():])
+        if rest and rest[0].lower() == "for":
+            return _noun_phrase(rest[1:8], stopwords)
     m = _DURATION_SUBJECT.search(question)
     if m:
         words = []
@@ -297,16 +303,22 @@ def asked_owner(question: str, stopwords: frozenset[str]) -> list[str]:
             rest = _WORD.findall(question[m.end("h"):])
             if not rest or rest[0].lower() != "of":
                 return []
-            words: list[str] = []
-            for w in rest[1:8]:
-                lw = w.lower()
-                if lw in _DETERMINERS or lw in _UNRESTRICTING:
-                    continue
-                if lw in _PREPOSITIONS or re.fullmatch(_ENDS, lw):
-                    break
-                words.append(lw.removesuffix("'s"))
-            return [w for w in words if w not in stopwords]
+            return _noun_phrase(rest[1:8], stopwords)
     return []
+
+
+def _noun_phrase(words: list[str], stopwords: frozenset[str]) -> list[str]:
+    """The content words of the noun phrase ``words`` start with, up to a preposition or a
+    word that ends it; determiners and words that restrict nothing ("new") dropped."""
+    out: list[str] = []
+    for w in words:
+        lw = w.lower()
+        if lw in _DETERMINERS or lw in _UNRESTRICTING:
+            continue
+        if lw in _PREPOSITIONS or re.fullmatch(_ENDS, lw):
+            break
+        out.append(lw.removesuffix("'s"))
+    return [w for w in out if w not in stopwords]
 
 
 # "what does <subject> cost", "how much do <subject> pay": a money verb and the thing it is

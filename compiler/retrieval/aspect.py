@@ -212,6 +212,15 @@ def value_clause(claim: Claim) -> str:
     return " ".join(parts) if parts else quote
 
 
+# the everyday words for the kind of a page ("the *customer* of the deal" is its account's)
+_PAGE_KIND_WORDS = {key(k): frozenset(key(w) for w in v.split()) for k, v in (
+    ("account", "customer client company organisation organization firm"),
+    ("contact", "person people"),
+    ("product", "device item"),
+    ("opportunity", "deal"),
+)}
+
+
 class AspectMatcher:
     """The claim-side checks of a :class:`compiler.retrieval.Retriever` (``schema_words``: the
     wiki's merged schema vocabulary; ``_asks_who``, ``_counting``, ``_measured``,
@@ -247,6 +256,25 @@ class AspectMatcher:
         if page is not None:
             said |= {t for t in self._negated if page.title[t]}
         return self._negated <= said
+
+    def _inside_named(self, claim: Claim, terms: Sequence[str]) -> bool:
+        """The claim's page is named only inside the name of another page the question names
+        ("Caldera Veterinary Group" inside "the Caldera Veterinary Group Vela expansion deal"):
+        the question asks about that page, not this one, unless it also says this page's kind
+        ("the *account* manager of …", "the *customer* of …")."""
+        subject = claim.subject
+        named = getattr(self, "_named", set())
+        titles = getattr(self, "titles", {})
+        if subject not in named:
+            return False
+        mine = set(stems(titles.get(subject, ""), True))
+        kind = key(subject.split("/", 1)[0])
+        kinds = {kind, *SYNONYMS.get(kind, ()), *_PAGE_KIND_WORDS.get(kind, ())}
+        for other in named:
+            theirs = set(stems(titles.get(other, ""), True))
+            if other != subject and mine and mine < theirs:
+                return not any(t in kinds for t in terms if t not in theirs)
+        return False
 
     def _attribute_names(self, claim: Claim, word: str, attribute: Counter,
                          vocab: frozenset[str]) -> bool:
@@ -325,6 +353,8 @@ class AspectMatcher:
             return None
         if self._excluded(claim, page):
             return None  # "the overtime cap outside peak season" is not the peak season's
+        if self._inside_named(claim, terms):
+            return None  # "who owns the Caldera … expansion deal" is not the account's manager
         statement = claim.kind == "statement"
         fields = [Counter(stems(claim.value))]
         if not statement:

@@ -25,6 +25,8 @@ ATTRIBUTE_GROUPS = (
     "catalogue catalog part article sku",
     "payment settlement",
     "interval frequency schedule cadence",
+    # "which *device* is the deal for": a deal's or order's *product*
+    "product device",
 )
 # Groups of everyday business synonyms (generic, no corpus's own vocabulary): a
 # question's word also matches the others of its group, at a discount.

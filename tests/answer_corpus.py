@@ -15,9 +15,13 @@ from compiler.retrieval import retrieve
 from compiler.state import State
 
 
-def write_markdown_corpus(corpus: Path, tenant: str, pages: Mapping[str, str]) -> None:
-    """``pages`` (file name → markdown) as one markdown source of tenant ``tenant``."""
+def write_markdown_corpus(corpus: Path, tenant: str, pages: Mapping[str, str],
+                          schema: str | None = None) -> None:
+    """``pages`` (file name → markdown) as one markdown source of tenant ``tenant`` (with the
+    corpus's own ``schema.yaml``, given ``schema``)."""
     (corpus / "wiki").mkdir(parents=True)
+    if schema is not None:
+        (corpus / "schema.yaml").write_text(schema, encoding="utf-8")
     (corpus / "sources.yaml").write_text(
         f"tenant: {tenant}\nsources:\n  - path: wiki\n    system: markdown\n"
         "    instance: intranet\n", encoding="utf-8")
@@ -26,10 +30,10 @@ def write_markdown_corpus(corpus: Path, tenant: str, pages: Mapping[str, str]) -
 
 
 def markdown_state(tmp_path_factory: pytest.TempPathFactory, tenant: str,
-                   pages: Mapping[str, str]) -> Iterator[State]:
+                   pages: Mapping[str, str], schema: str | None = None) -> Iterator[State]:
     """The compiled wiki's state of ``pages``, for a module-scoped fixture to ``yield from``."""
     root = tmp_path_factory.mktemp(tenant)
-    write_markdown_corpus(root / "corpus", tenant, pages)
+    write_markdown_corpus(root / "corpus", tenant, pages, schema)
     compile_wiki(root / "corpus", root / "wiki")
     state = wiki_state(root / "wiki")
     try:

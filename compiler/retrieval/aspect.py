@@ -247,15 +247,15 @@ class AspectMatcher:
 
     def _excluded(self, claim: Claim, page: _PageDoc | None) -> bool:
         """The claim is scoped to what the question excludes: its page's name, attribute,
-        qualifiers or quote say every word of it ("Peak Season Plan — overtime cap" for "the
-        overtime cap outside peak season")."""
+        qualifiers or quote say most words of it ("Peak Season Plan — overtime cap" for "the
+        overtime cap outside (the) peak season (period)")."""
         if not self._negated:
             return False
         said = set(stems(attribute_text(claim))) | set(stems(claim.quote or "")) | set(
             stems(claim.value))
         if page is not None:
             said |= {t for t in self._negated if page.title[t]}
-        return self._negated <= said
+        return len(self._negated & said) * 2 > len(self._negated)
 
     def _inside_named(self, claim: Claim, terms: Sequence[str]) -> bool:
         """The claim's page is named only inside the name of another page the question names

@@ -46,8 +46,9 @@ _TIME = re.compile(_DURATION.pattern + r"|\d{1,2}:\d\d", re.I)
 for _words, _shape in (("period duration length term window days hours months years "
                         "weeks minutes", _DURATION),
                        ("time", _TIME),
+                       # "how *big* is the deal", "how *large* is the fleet": a quantity
                        ("number amount count total figure quantity size value price cost "
-                        "fee rate level", _NUMBER),
+                        "fee rate level big large", _NUMBER),
                        ("date deadline", _DATE),
                        ("percentage percent share proportion", _PERCENT),
                        ("range", _RANGE)):

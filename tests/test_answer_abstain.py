@@ -78,6 +78,9 @@ type: account
 Harbour Cycles is a bike rental chain in Lisbon.
 
 Account manager: Ines Duarte
+Account type: Reseller
+Renewal date: 2027-05-01
+Create date: 2024-02-01
 """,
     "harbour-deal.md": """---
 title: Harbour Cycles - Tern Fleet Expansion
@@ -89,6 +92,7 @@ type: opportunity
 Amount: EUR 96,000
 Stage: Proposal
 Close date: 2027-03-01
+Create date: 2026-10-12
 """,
     "travel.md": """---
 title: Travel Policy
@@ -167,6 +171,14 @@ def test_a_neighbouring_attribute_does_not_answer(state, question: str) -> None:
     ("Who is the account manager for Harbour Cycles?", "Ines Duarte"),
     ("What is the Harbour Cycles Tern fleet expansion deal worth?", "96,000"),
     ("What is the limit for ground transport?", "Actual cost"),
+    # "how big" asks a quantity: the deal's amount, not its stage
+    ("How big is the Harbour Cycles Tern fleet expansion deal?", "96,000"),
+    # "handles" is what the one in charge does: the account's manager, not its type
+    ("Who handles the Harbour Cycles account on our side?", "Ines Duarte"),
+    # "renewing" names the renewal date of the create/renewal family
+    ("By what date does the Harbour Cycles contract need renewing?", "2027-05-01"),
+    # the account named inside the deal's name is not asked a member of its date family
+    ("Expected close date of the Harbour Cycles Tern fleet expansion?", "2027-03-01"),
 ])
 def test_the_same_pages_answer_what_they_hold(state, question: str, value: str) -> None:
     answers(state, question, value, lead_only=True)

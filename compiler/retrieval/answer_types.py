@@ -29,7 +29,7 @@ _TYPES = (
                 r"\d+x\d+", re.I)),
     (re.compile(r"\b(what|which) (percentage|percent|share|proportion)\b|\bhow many percent",
                 re.I), re.compile(r"\d\s*%|\bpercent")),
-    (re.compile(r"\bhow (many|much)\b|\bwhat (is|are) the (number|amount|price|cost|rate|"
+    (re.compile(r"\bhow (many|much|big|large)\b|\bwhat (is|are) the (number|amount|price|cost|rate|"
                 r"size|total)\b", re.I), re.compile(r"\d")),
     # "when" asks for a date where it starts a clause ("By when must I …"), not as a
     # conjunction ("the step when handling returns")

@@ -127,12 +127,27 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
         names = {key(t) for k, _ in quals for t in tokens(k)}
         slots |= set().union(*values) - shared - names
     # a slot is named by the word itself or one of its synonyms ("catalogue number" names the
-    # "code" of a "product code / product family" pair)
-    if not slots or slots & (question | {a for t in question for a in (
-            *SYNONYMS.get(t, ()), *ATTRIBUTE_SYNONYMS.get(t, ()))}):
+    # "code" of a "product code / product family" pair), or by another form of the word
+    # ("renewing" of a *renewal* date: one key the prefix of the other)
+    named = question | {a for t in question for a in (
+        *SYNONYMS.get(t, ()), *ATTRIBUTE_SYNONYMS.get(t, ()))}
+    if not slots or slots & named or any(
+            len(a) >= 5 and len(b) >= 5 and (a.startswith(b) or b.startswith(a))
+            for a in slots for b in question if not a.isdigit()):
         return False
+    if question & _IN_CHARGE and names_an_agent(claim.attribute):
+        return False  # "who *handles* the account" names the account's manager, not its type
     said = set(mine) | {key(t) for t in tokens(claim.value)}
     return bool(question - said - set(SYNONYMS))
+
+
+def _forms(word: str) -> frozenset[str]:
+    """Keys of a word and of its singular where the stemmer misses it ("loaves" → "loaf",
+    "knives" → "knife")."""
+    out = {key(word)}
+    if len(word) > 4 and word.endswith("ves"):
+        out |= {key(word[:-3] + "f"), key(word[:-3] + "fe")}
+    return frozenset(out)
 
 
 def _pairs(qualifiers: object) -> list[tuple[str, str]]:
@@ -229,7 +244,7 @@ class AspectMatcher:
     schema_words: dict[str, frozenset[str]]
     _negated: frozenset[str] = frozenset()
     _action: str = ""
-    _owner: tuple[str, ...] = ()
+    _owner: tuple[frozenset[str], ...] = ()
 
     def _read_question(self, question: str, stopwords: frozenset[str]) -> None:
         """What the question asks beyond its head, read once per clause: the scope it excludes
@@ -241,7 +256,8 @@ class AspectMatcher:
                                   for w in tokens(t))
         action = asked_action(question, stopwords)
         self._action = key(action) if action else ""
-        self._owner = tuple(key(w) for t in asked_owner(question, stopwords) for w in tokens(t))
+        self._owner = tuple(_forms(w) for t in asked_owner(question, stopwords)
+                            for w in tokens(t))
         self._scope = list(dict.fromkeys([*getattr(self, "_scope", []), *(
             key(w) for t in passive_subject(question, stopwords) for w in tokens(t))]))
 
@@ -263,18 +279,20 @@ class AspectMatcher:
         the question asks about that page, not this one, unless it also says this page's kind
         ("the *account* manager of …", "the *customer* of …")."""
         subject = claim.subject
-        named = getattr(self, "_named", set())
-        titles = getattr(self, "titles", {})
-        if subject not in named:
+        if subject not in getattr(self, "_named", set()) or not self.named_inside(subject):
             return False
-        mine = set(stems(titles.get(subject, ""), True))
         kind = key(subject.split("/", 1)[0])
         kinds = {kind, *SYNONYMS.get(kind, ()), *_PAGE_KIND_WORDS.get(kind, ())}
-        for other in named:
-            theirs = set(stems(titles.get(other, ""), True))
-            if other != subject and mine and mine < theirs:
-                return not any(t in kinds for t in terms if t not in theirs)
-        return False
+        return not any(t in kinds for t in terms)
+
+    def named_inside(self, page: str) -> bool:
+        """A page the question names only inside the name of another page it names ("Caldera
+        Veterinary Group" inside "the Caldera Veterinary Group Kora pilot")."""
+        titles = getattr(self, "titles", {})
+        mine = set(stems(titles.get(page, ""), True))
+        return bool(mine) and any(
+            other != page and mine < set(stems(titles.get(other, ""), True))
+            for other in getattr(self, "_named", set()))
 
     def _attribute_names(self, claim: Claim, word: str, attribute: Counter,
                          vocab: frozenset[str]) -> bool:
@@ -417,9 +435,10 @@ class AspectMatcher:
             # must name the action (a bare "duration" is read in its page's context)
             return None
         if not statement and self._owner and any(
-                not covered(t) and not (page is not None and any(
+                not any(covered(t) or t in entity or (page is not None and any(
                     _tf(c, t) for c in (page.title, page.attribute, page.value, page.text)))
-                for t in self._owner if t not in entity):
+                        for t in forms)
+                for forms in self._owner):
             # what the asked phrase is of must be the claim's or its page's: "the price of an
             # extended service contract" is not the pump's price, "how long does a
             # sterilisation cycle take" not its calibration interval

@@ -422,8 +422,10 @@ class Retriever(CandidateIndex, AspectMatcher):
             # agreement come up for renewal" is not a member missing from a linked deal's
             # close/create dates, "a Gold account's stand-in device" not one missing from
             # every account's manager/type)
-            lacking = {m for m in lacking if m[0] in q.named or m[0] == best.claim.subject
-                       or m in q.named_family}
+            # (a page named only inside another's name, the account of "the <account> Kora
+            # pilot", is not asked a member of its families)
+            lacking = {m for m in lacking if (m[0] in q.named and not self.named_inside(m[0]))
+                       or m[0] == best.claim.subject or m in q.named_family}
         result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
                              and not result.unknown)
 

@@ -163,6 +163,7 @@ def test_a_neighbouring_attribute_does_not_answer(state, question: str) -> None:
     ("What is the battery life of the Tern E-Bike?", "6 hours"),
     ("What is the price of the Tern E-Bike?", "2,400"),
     ("How much does the Tern E-Bike cost?", "2,400"),
+    ("What's the price tag on a Tern E-Bike?", "2,400"),  # a price tag is a price
     ("Is there a warranty on the Tern E-Bike?", "24 months"),
     ("How often does the Tern E-Bike need servicing?", "6 months"),
     ("What is the overtime cap during the winter rush?", "12 hours"),

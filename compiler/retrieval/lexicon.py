@@ -69,6 +69,8 @@ PHRASES = (
     (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
     (re.compile(r"\bline of business\b", re.I), "industry"),
     (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
+    # a price tag is a price ("what's the price tag on X")
+    (re.compile(r"\bprice[- ]tags?\b", re.I), "price"),
     # abbreviations of units ("hrs on battery", "24 mins")
     (re.compile(r"\bhrs?\b\.?", re.I), "hours"),
     (re.compile(r"\bmins\b\.?", re.I), "minutes"),

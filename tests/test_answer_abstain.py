@@ -56,6 +56,17 @@ RideTrack is the app riders use to log their trips.
 Price: EUR 3 per logged ride
 Data retention: 18 months
 """,
+    "parcelbox.md": """---
+title: ParcelBox
+type: product
+---
+
+# ParcelBox
+
+ParcelBox ships spare parts to our dealers.
+
+Supported carriers: DPD, GLS
+""",
     "workshop.md": """---
 title: Repair Workshop
 type: team
@@ -172,6 +183,8 @@ def test_a_neighbouring_attribute_does_not_answer(state, question: str) -> None:
     ("Who is the account manager for Harbour Cycles?", "Ines Duarte"),
     ("What is the Harbour Cycles Tern fleet expansion deal worth?", "96,000"),
     ("What is the limit for ground transport?", "Actual cost"),
+    # the head noun names a kind of someone ("companies"): a claim naming carriers answers
+    ("ParcelBox: which haulage companies are supported?", "DPD"),
     # "how big" asks a quantity: the deal's amount, not its stage
     ("How big is the Harbour Cycles Tern fleet expansion deal?", "96,000"),
     # "handles" is what the one in charge does: the account's manager, not its type

@@ -385,7 +385,9 @@ class AspectMatcher:
         # "which *department* …", the head a bare kind of someone (not "flour *supplier*",
         # an attribute's name)
         asked_kind = [t for t in head if t not in entity]
-        bare_kind = len(asked_kind) == 1 and asked_kind[0] in _AGENT_KIND_KEYS
+        # … or the head noun of one ("which *haulage companies*": the companies a claim of
+        # supported carriers names)
+        bare_kind = bool(asked_kind) and asked_kind[-1] in _AGENT_KIND_KEYS
 
         dated = not statement and claim.value_type in ("date", "datetime")
 
@@ -397,7 +399,7 @@ class AspectMatcher:
                 return SYNONYM_WEIGHT
             if t in EVENT_OF and dated and EVENT_OF[t] in events_in(list(fields[1])):
                 return SYNONYM_WEIGHT  # "fixed" of a *resolved* date: the same event
-            if bare_kind and t in _AGENT_KIND_KEYS and not statement \
+            if bare_kind and t == asked_kind[-1] and not statement \
                     and self._names_someone(claim):
                 return 1.0  # "which *department* handles claims": a claims handler's value
             shape = _KIND_KEYS.get(t)

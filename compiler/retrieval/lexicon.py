@@ -54,6 +54,7 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "cold chilled refrigerated refrigeration fridge",
     "break pause rest",
     "dispatch ship shipping",
+    "carrier haulier haulage hauler",
 )
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
 # trucks are electric"): no part of what is asked

@@ -385,9 +385,10 @@ class AspectMatcher:
         # "which *department* …", the head a bare kind of someone (not "flour *supplier*",
         # an attribute's name)
         asked_kind = [t for t in head if t not in entity]
-        # … or the head noun of one ("which *haulage companies*": the companies a claim of
-        # supported carriers names)
-        bare_kind = bool(asked_kind) and asked_kind[-1] in _AGENT_KIND_KEYS
+        # … or the head noun of one whose other words the claim says ("which *haulage
+        # companies*": the carriers a claim of supported carriers names; not "flour
+        # *supplier*" of a page whose manager is named)
+        kind_head = [len(asked_kind) == 1 and asked_kind[0] in _AGENT_KIND_KEYS]
 
         dated = not statement and claim.value_type in ("date", "datetime")
 
@@ -399,13 +400,15 @@ class AspectMatcher:
                 return SYNONYM_WEIGHT
             if t in EVENT_OF and dated and EVENT_OF[t] in events_in(list(fields[1])):
                 return SYNONYM_WEIGHT  # "fixed" of a *resolved* date: the same event
-            if bare_kind and t == asked_kind[-1] and not statement \
+            if kind_head[0] and t == asked_kind[-1] and not statement \
                     and self._names_someone(claim):
                 return 1.0  # "which *department* handles claims": a claims handler's value
             shape = _KIND_KEYS.get(t)
             return 1.0 if shape is not None and (shape.search(_digits(claim.value)) or typed_as(
                 shape, claim.value_type)) else 0.0
 
+        if len(asked_kind) > 1 and asked_kind[-1] in _AGENT_KIND_KEYS:
+            kind_head[0] = all(covered(t) > 0 for t in asked_kind[:-1])
         aspect = [t for t in terms if t not in entity]
         got = share(aspect, covered, lambda t: weight.get(t, 1.0))
         if (page is not None and not statement and wanted is not None

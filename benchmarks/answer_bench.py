@@ -67,6 +67,9 @@ SETS = [
      REPO / "benchmarks" / "truth" / "larkspur-questions.yaml"),
     (REPO / "benchmarks" / "corpora" / "tidewater",
      REPO / "benchmarks" / "truth" / "tidewater-questions.yaml"),
+    # written blind like the three above but meant to be tuned on (not in NEVER_TUNED)
+    (REPO / "benchmarks" / "corpora" / "marlowe",
+     REPO / "benchmarks" / "truth" / "marlowe-questions.yaml"),
 ]
 
 

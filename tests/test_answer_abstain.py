@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from compiler.retrieval import FRAME_WORDS, STOPWORDS
-from compiler.retrieval.coverage import (asked_action, asked_owner, negated_scope,
+from compiler.retrieval.coverage import (asked_action, asked_owner, measures, negated_scope,
                                          parse_schema_contexts, parse_schema_page,
-                                         passive_subject)
+                                         passive_subject, per_units)
 from answer_corpus import abstains, answers, markdown_state
 
 STOP = STOPWORDS | FRAME_WORDS
@@ -66,6 +66,18 @@ type: product
 ParcelBox ships spare parts to our dealers.
 
 Supported carriers: DPD, GLS
+""",
+    "trailers.md": """---
+title: Trailer Rental Rates
+type: policy
+---
+
+# Trailer Rental Rates
+
+| Trailer | Daily | Weekly |
+|---|---|---|
+| 20 kg cargo trailer | EUR 15 | EUR 60 |
+| 40 kg cargo trailer | EUR 25 | EUR 110 |
 """,
     "workshop.md": """---
 title: Repair Workshop
@@ -164,6 +176,10 @@ def state(tmp_path_factory):
     "Who owns the Harbour Cycles Tern fleet expansion deal?",
     # a rate is a number; the notes cell beside the limit is another attribute's
     "What mileage rate per kilometre do we reimburse?",
+    # a rate per another unit
+    "How much does RideTrack charge per kilometre?",
+    # the thing asked about is measured by another number than every claim's
+    "Weekly rate on a 60 kg cargo trailer?",
 ])
 def test_a_neighbouring_attribute_does_not_answer(state, question: str) -> None:
     abstains(state, question)
@@ -185,6 +201,7 @@ def test_a_neighbouring_attribute_does_not_answer(state, question: str) -> None:
     ("What is the limit for ground transport?", "Actual cost"),
     # the head noun names a kind of someone ("companies"): a claim naming carriers answers
     ("ParcelBox: which haulage companies are supported?", "DPD"),
+    ("Weekly rate on a 40 kg cargo trailer?", "EUR 110"),
     # "how big" asks a quantity: the deal's amount, not its stage
     ("How big is the Harbour Cycles Tern fleet expansion deal?", "96,000"),
     # "handles" is what the one in charge does: the account's manager, not its type
@@ -217,6 +234,9 @@ def test_what_a_question_asks_beyond_its_head() -> None:
         "sterilisation", "cycle"]
     assert asked_owner("What is the price of the pump?", STOP) == ["pump"]
     assert asked_owner("What is the price for the pump?", STOP) == []
+    assert per_units("What do we charge per gallon of fuel?", STOP) == ["gallon"]
+    assert measures("Weekly rate on a 60 ft boom?") == [("60", "ft")]
+    assert measures("a 2.5 t excavator, $945 a week and 5 in stock") == [("2.5", "t")]
 
 
 def test_context_phrases_of_the_schema_are_read_apart() -> None:

@@ -8,8 +8,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .coverage import (asked_action, asked_owner, attribute_vocabulary, names_an_agent,
-                       negated_scope, parse_schema_contexts, passive_subject, schema_contexts,
+from .coverage import (asked_action, asked_owner, attribute_vocabulary, measures,
+                       names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
                        wiki_schema_groups)
 from .candidates import _schema_page
@@ -33,7 +33,7 @@ GENERIC_HEADS = frozenset("step steps process procedure rule rules requirement "
 _EVENTS = {
     "end": "fix fixed resolve resolved resolution close closed ship shipped release released "
            "deploy deployed launch launched complete completed finish finished deliver "
-           "delivered done",
+           "delivered done expire expires expired expiry expiration lapse lapses",
     "start": "create created creation open opened report reported file filed raise raised "
              "log logged submit submitted",
     "change": "update updated modify modified",
@@ -41,6 +41,7 @@ _EVENTS = {
 }
 EVENT_OF = {key(w): name for name, words in _EVENTS.items() for w in words.split()}
 _AGREE = {("end", "due"), ("due", "end")}
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z?)?$")
 # an asked attribute that is an amount or a count: a stage, a name or a city does not answer it
 NUMERIC_NOUNS = frozenset(key(w) for w in "revenue revenues amount price cost headcount employees "
                           "salary budget turnover arr mrr income profit rate".split())
@@ -227,6 +228,16 @@ def value_clause(claim: Claim) -> str:
     return " ".join(parts) if parts else quote
 
 
+# a unit a value may be given in by another word ("per *km*" of a rate per kilometre)
+_UNIT_SAME = {key(a): frozenset(key(b) for b in g.split() if b != a)
+              for g in ("km kilometre kilometer kilometres kilometers", "mile miles mileage",
+                        "kg kilo kilogram kilograms kilos", "hour hr hours hourly",
+                        "day daily days", "week weekly weeks", "month monthly months",
+                        "year annual yearly annually years", "night nightly nights",
+                        "person head capita", "user seat users seats")
+              for a in g.split()}
+
+
 # the everyday words for the kind of a page ("the *customer* of the deal" is its account's)
 _PAGE_KIND_WORDS = {key(k): frozenset(key(w) for w in v.split()) for k, v in (
     ("account", "customer client company organisation organization firm"),
@@ -245,6 +256,8 @@ class AspectMatcher:
     _negated: frozenset[str] = frozenset()
     _action: str = ""
     _owner: tuple[frozenset[str], ...] = ()
+    _per: tuple[str, ...] = ()
+    _measures: tuple[tuple[str, str], ...] = ()
 
     def _read_question(self, question: str, stopwords: frozenset[str]) -> None:
         """What the question asks beyond its head, read once per clause: the scope it excludes
@@ -258,6 +271,8 @@ class AspectMatcher:
         self._action = key(action) if action else ""
         self._owner = tuple(_forms(w) for t in asked_owner(question, stopwords)
                             for w in tokens(t))
+        self._per = tuple(key(w) for w in per_units(question, stopwords))
+        self._measures = tuple(measures(question))
         self._scope = list(dict.fromkeys([*getattr(self, "_scope", []), *(
             key(w) for t in passive_subject(question, stopwords) for w in tokens(t))]))
 
@@ -336,6 +351,16 @@ class AspectMatcher:
         return (names_an_agent(claim.attribute, self._schema_words_of(claim))
                 or value_names_an_agent(claim.value))
 
+    def _other_measure(self, claim: Claim) -> bool:
+        """The question measures what it asks about ("a *60 ft* boom") and the claim's
+        attribute or qualifiers measure it in the same unit by another number ("45 ft")."""
+        if not self._measures:
+            return False
+        said = {unit: number for number, unit in measures(
+            claim.value if claim.kind == "statement" else attribute_text(claim))}
+        return any(unit in said and said[unit] != number and (number, unit) not in
+                   set(measures(claim.quote or "")) for number, unit in self._measures)
+
     def _off_scope_of(self, claim: Claim, page: _PageDoc, entity: set[str], covered) -> list[str]:
         """The words restricting the asked phrase ("the product manager *for the mobile
         apps*", "the warranty *on spare batteries*") that neither the claim nor anything on its
@@ -390,7 +415,9 @@ class AspectMatcher:
         # *supplier*" of a page whose manager is named)
         kind_head = [len(asked_kind) == 1 and asked_kind[0] in _AGENT_KIND_KEYS]
 
-        dated = not statement and claim.value_type in ("date", "datetime")
+        # (a date the schema left untyped, a CRM's "2022-04-11T16:03:27Z", is a date too)
+        dated = not statement and (claim.value_type in ("date", "datetime") or bool(
+            _ISO_DATE.match(claim.value.strip())))
 
         def covered(t: str) -> float:
             if any(f[t] or t in getattr(f, "aliases", ()) for f in fields) or t in vocab:
@@ -448,6 +475,11 @@ class AspectMatcher:
             # extended service contract" is not the pump's price, "how long does a
             # sterilisation cycle take" not its calibration interval
             return None
+        if any(not covered(t) and not any(covered(a) for a in _UNIT_SAME.get(t, ()))
+               for t in self._per):
+            return None  # "what mileage rate per mile", "charge per gallon": the claim's unit
+        if self._other_measure(claim):
+            return None  # "the weekly rate on a 60 ft boom" is not the 45 ft boom's
         if dated and other_event(
                 getattr(self, "_events", set()), events_in(list(fields[1]))):
             return None  # "when will it be fixed" is not answered by the created date

@@ -278,6 +278,35 @@ def negated_scope(question: str, stopwords: frozenset[str]) -> list[str]:
     return [w for w in words if w not in stopwords]
 
 
+_PER = re.compile(r"\bper\s+(?:(?:a|an|the|one|each)\s+)?([a-z]+)\b", re.I)
+
+
+def per_units(question: str, stopwords: frozenset[str]) -> list[str]:
+    """The units a question asks a rate in ("per *mile*", "per *gallon*"): a value in
+    another unit does not answer it."""
+    return [w.lower() for w in _PER.findall(question) if w.lower() not in stopwords]
+
+
+# a measure of the thing asked about ("a *60 ft* boom", "a *20 kW* generator"); "$" and "%"
+# amounts are values, not measures
+_MEASURE = re.compile(r"(?<![\w$€£.,])(\d+(?:[.,]\d+)?)\s*-?\s*(ft|feet|foot|m|metres?|meters?|"
+                      r"cm|mm|inch|inches|kw|kva|hp|t|tons?|tonnes?|kg|lbs?|gal|gallons?|"
+                      r"l|litres?|liters?|v|volts?|w|watts?)\b", re.I)
+_UNIT_KEY = {"feet": "ft", "foot": "ft", "metre": "m", "metres": "m", "meter": "m", "meters": "m",
+             "inch": "in", "inches": "in", "ton": "t", "tons": "t", "tonne": "t", "tonnes": "t",
+             "lb": "lbs", "gallon": "gal", "gallons": "gal", "litre": "l", "litres": "l",
+             "liter": "l", "liters": "l", "volt": "v", "volts": "v", "watt": "w", "watts": "w"}
+
+
+def measures(text: str) -> list[tuple[str, str]]:
+    """(number, unit) of every measure in ``text`` ("60 ft boom" → ("60", "ft"))."""
+    out = []
+    for number, unit in _MEASURE.findall(text):
+        u = unit.lower()
+        out.append((number.replace(",", ""), _UNIT_KEY.get(u, u)))
+    return out
+
+
 def asked_owner(question: str, stopwords: frozenset[str]) -> list[str]:
     """The thing an asked phrase is *of* ("the price *of an extended service contract*", "the
     list price *of Acme Edge support contracts*") or whose duration is asked ("how long does

@@ -79,6 +79,17 @@ type: policy
 | 20 kg cargo trailer | EUR 15 | EUR 60 |
 | 40 kg cargo trailer | EUR 25 | EUR 110 |
 """,
+    "commission.md": """---
+title: Dealer Commission Plan
+type: policy
+---
+
+# Dealer Commission Plan
+
+| Role | Base commission | Accelerator |
+|---|---|---|
+| Account manager | 5% of new-dealer revenue | 8% above quota |
+""",
     "workshop.md": """---
 title: Repair Workshop
 type: team
@@ -178,6 +189,9 @@ def state(tmp_path_factory):
     "What mileage rate per kilometre do we reimburse?",
     # a rate per another unit
     "How much does RideTrack charge per kilometre?",
+    # the row of another kind of manager ("account manager") than the question's
+    "What commission rate do store managers get?",
+    "What accelerator do store managers get?",
     # the thing asked about is measured by another number than every claim's
     "Weekly rate on a 60 kg cargo trailer?",
 ])
@@ -202,6 +216,7 @@ def test_a_neighbouring_attribute_does_not_answer(state, question: str) -> None:
     # the head noun names a kind of someone ("companies"): a claim naming carriers answers
     ("ParcelBox: which haulage companies are supported?", "DPD"),
     ("Weekly rate on a 40 kg cargo trailer?", "EUR 110"),
+    ("What is the base commission for an account manager?", "5%"),
     # "how big" asks a quantity: the deal's amount, not its stage
     ("How big is the Harbour Cycles Tern fleet expansion deal?", "96,000"),
     # "handles" is what the one in charge does: the account's manager, not its type

@@ -271,6 +271,7 @@ class AspectMatcher:
         self._action = key(action) if action else ""
         self._owner = tuple(_forms(w) for t in asked_owner(question, stopwords)
                             for w in tokens(t))
+        self._question_text = question
         self._per = tuple(key(w) for w in per_units(question, stopwords))
         self._measures = tuple(measures(question))
         self._scope = list(dict.fromkeys([*getattr(self, "_scope", []), *(
@@ -350,6 +351,26 @@ class AspectMatcher:
             return any(m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions)
         return (names_an_agent(claim.attribute, self._schema_words_of(claim))
                 or value_names_an_agent(claim.value))
+
+    def _other_row(self, claim: Claim, covered) -> bool:
+        """A table row's attribute ("base commission *for account manager*") whose row names
+        the question's noun with another modifier than the question's ("*branch* managers"):
+        the row of another kind of that noun."""
+        attribute = claim.attribute.lower()
+        if " for " not in attribute:
+            return False
+        row = stems(attribute.split(" for ", 1)[1], True)
+        if len(row) < 2:
+            return False
+        asked = stems(getattr(self, "_question_text", ""), True)
+        head, own = row[-1], set(row[:-1])
+        for i, t in enumerate(asked):
+            if t == head and i > 0:
+                mod = asked[i - 1]
+                if (mod not in own and not mod.isdigit() and not covered(mod)
+                        and not own & set(asked)):
+                    return True
+        return False
 
     def _other_measure(self, claim: Claim) -> bool:
         """The question measures what it asks about ("a *60 ft* boom") and the claim's
@@ -478,6 +499,8 @@ class AspectMatcher:
         if any(not covered(t) and not any(covered(a) for a in _UNIT_SAME.get(t, ()))
                for t in self._per):
             return None  # "what mileage rate per mile", "charge per gallon": the claim's unit
+        if not statement and self._other_row(claim, covered):
+            return None  # "branch managers" are not the row of account managers
         if self._other_measure(claim):
             return None  # "the weekly rate on a 60 ft boom" is not the 45 ft boom's
         if dated and other_event(

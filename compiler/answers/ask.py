@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field, ValidationError
 from ..models import Claim, Principal
 from ..query import Answer, Citation, PageRef, answer as extract_answer
 from ..retrieval import Retrieval, retrieve, says_nothing
+from ..retrieval.reading import Reading, ValueReader
 from ..settings import FolioSettings
 from ..state import State
 from ..views import group_view
@@ -80,6 +81,8 @@ class Fact(BaseModel):
     sha256: str
     quote: str
     reason: str | None = None
+    read_from: str | None = Field(None, description="the clause of the quote ``value`` was read "
+                                  "from, when no claim separates it (compiler/retrieval/reading.py)")
 
 
 class Sentence(BaseModel):
@@ -345,13 +348,16 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     base = extract_answer(state, question, who, retrieval=r)
     result = AskAnswer(question=question, principal=who.name if who else None,
                        backend=backend, found=False, coverage=base.coverage, pages=base.pages)
-    if not r.answerable:
+    reading = _reading(state, question, who, r, base)
+    if not r.answerable and reading is None:
         return result
-    facts = _facts(state, r, who)
+    facts = _facts(state, r, who) if reading is None else [_reading_fact(reading, r)]
     # the offline answer's claims first: they are what retrieval ranked best
     result.facts = facts
     dropped: Counter[str] = Counter()
-    if backend == "offline":
+    if backend == "offline" and reading is not None:
+        raw = [(_reading_sentence(facts[0]), [facts[0].claim_id])]
+    elif backend == "offline":
         raw = _extractive(base, facts)
         # a part's group may exceed the fact list: give every claim it cites a fact
         known = {f.claim_id for f in facts}
@@ -379,6 +385,56 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     result.dropped = dict(sorted(dropped.items()))
     result.found = bool(kept)
     return result
+
+
+# a reading replaces the claim retrieval answered with only when its clause covers this much more
+# of the question, from a source of no lower authority (a better-fitting sentence of the same
+# policy, not a hearsay comment against the policy's table)
+_READING_MARGIN = 0.2
+
+
+def _reading(state: State, question: str, who: Principal | None, r: Retrieval,
+             base: Answer) -> Reading | None:
+    """A value read from a claim's sentence (compiler/retrieval/reading.py) that answers a
+    one-clause question retrieval could not answer, or answers it better than the claim
+    retrieval chose: that claim holds no value of the asked kind, or its clauses cover much
+    less of the question."""
+    if r.clauses != 1:
+        return None
+    reader = ValueReader(state, question, who, [p.page for p in r.pages])
+    best = reader.best()
+    if best is None or not r.answerable:
+        return best
+    cited = [c for part in base.parts for c in part.citations if c.status == "winner"]
+    if not cited:
+        return best
+    if any(c.claim_id == best.claim.id for c in cited):
+        return None  # retrieval answered with the very claim: its own answer stands
+    first = cited[0]
+    found = state.claims_by_ids([first.claim_id]).get(first.claim_id)
+    if found is None:
+        return None
+    claim = found[0]
+    if not reader.holds_asked(claim):
+        return best  # "how many districts" was answered with a hosting region
+    if (best.coverage >= reader.coverage_of(claim.id) + _READING_MARGIN
+            and best.claim.authority.rank >= claim.authority.rank):
+        return best
+    return None
+
+
+def _reading_fact(reading: Reading, r: Retrieval) -> Fact:
+    c = reading.claim
+    what = ", ".join(x for x in dict.fromkeys((reading.label, reading.header)) if x)
+    return Fact(ref="c1", claim_id=c.id, page=c.subject, page_title=reading.page_title,
+                attribute=what or "statement", value=reading.value, status=reading.status,
+                source=c.source.label, sha256=c.source.sha256, quote=c.quote,
+                read_from=reading.clause)
+
+
+def _reading_sentence(f: Fact) -> str:
+    what = f"{f.page_title} — {f.attribute}" if f.attribute != "statement" else f.page_title
+    return f"{what}: {f.value} (“{f.read_from}”)."
 
 
 def _fact_of(c: Citation, n: int) -> Fact:

@@ -80,6 +80,10 @@ _ASKING = frozenset(key(w) for w in (
     "many much long number amount total figure quantity value bad high big large low slow far "
     "severe most least range next last this current coming upcoming previous ago "
     "date day time year month when").split()) | frozenset(key(w) for w in KIND_WORDS)
+# "when are we going to *build* X": a verb of making, which a date question asks the date of
+# whatever the sentence says happens to X ("X is deferred to the second half of 2027")
+_MAKING = frozenset(key(w) for w in "build built make made develop create add implement "
+                    "do done".split())
 # a question's words that a bound in the clause covers ("is there a *cap* on…": "up to 400")
 _BOUND_TERMS = frozenset(key(w) for w in "cap limit maximum max most ceiling minimum min least "
                          "at_least".split())
@@ -273,7 +277,8 @@ class ValueReader:
         # a month or day the question names is checked against the page's dates, not as a word
         undated = _Q_DATE.sub(lambda m: " " if m["m"][0].isupper() else m.group(), question)
         self.terms = [t for t in dict.fromkeys(stems(_rewrite(undated), drop_stopwords=True))
-                      if t not in _ASKING]
+                      if t not in _ASKING
+                      and not (self.asked.kind == "date" and t in _MAKING)]
         if not docs or not self.terms:
             return
         n_pages = max(state.page_count(), 1)

@@ -184,6 +184,11 @@ def clauses(quote: str) -> list[Clause]:
     and its header), else its sentences split at semicolons, a parenthesis standing apart
     ("14 seconds (normally under 2 seconds)": the usual value is not the one asked)."""
     text = " ".join(quote.split())
+    if text.startswith("|") and text.count("|") >= 3:
+        # a pipe table's row (markdown, Jira): its cells; the header row is not in the quote
+        cells = [c.strip() for c in text.strip("|").split("|")]
+        label = cells[0]
+        return [Clause(c, label, "") for c in cells[1:] if c] + [Clause(text, label, "")]
     row = row_line(text, 0, len(text))
     if row is not None:
         label = row.label.text

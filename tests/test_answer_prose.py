@@ -189,3 +189,14 @@ def test_the_llm_backend_is_given_the_value_read_and_cites_its_claim(  # noqa: A
     assert [s.text for s in result.sentences] == [
         "In Bergen lodging may cost up to €190 per night."]
     assert result.cited_claims()[0][0] == result.facts[0].claim_id
+
+
+def test_folio_query_answers_with_the_value_read_citing_its_claim(state) -> None:  # noqa: ANN001
+    from compiler.query import answer
+
+    result = answer(state, "How many terminals were affected by the March gate outage?", None)
+    assert result.found
+    (part,) = result.parts
+    assert part.value == "14" and part.read_from == "Impact: 14 terminals."
+    (cite,) = part.citations
+    assert "14 terminals" in cite.quote and cite.status == "winner"

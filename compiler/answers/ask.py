@@ -32,9 +32,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from ..models import Claim, Principal
-from ..query import Answer, Citation, PageRef, answer as extract_answer
+from ..query import Answer, AnswerPart, Citation, PageRef, answer as extract_answer
 from ..retrieval import Retrieval, retrieve, says_nothing
-from ..retrieval.reading import Reading, ValueReader
 from ..settings import FolioSettings
 from ..state import State
 from ..views import group_view
@@ -348,10 +347,11 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     base = extract_answer(state, question, who, retrieval=r)
     result = AskAnswer(question=question, principal=who.name if who else None,
                        backend=backend, found=False, coverage=base.coverage, pages=base.pages)
-    reading = _reading(state, question, who, r, base)
+    # a value read from a claim's sentence (compiler/retrieval/reading.py) is the answer alone
+    reading = next((p for p in base.parts if p.read_from), None)
     if not r.answerable and reading is None:
         return result
-    facts = _facts(state, r, who) if reading is None else [_reading_fact(reading, r)]
+    facts = _facts(state, r, who) if reading is None else [_reading_fact(reading)]
     # the offline answer's claims first: they are what retrieval ranked best
     result.facts = facts
     dropped: Counter[str] = Counter()
@@ -387,49 +387,12 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     return result
 
 
-# a reading replaces the claim retrieval answered with only when its clause covers this much more
-# of the question, from a source of no lower authority (a better-fitting sentence of the same
-# policy, not a hearsay comment against the policy's table)
-_READING_MARGIN = 0.2
-
-
-def _reading(state: State, question: str, who: Principal | None, r: Retrieval,
-             base: Answer) -> Reading | None:
-    """A value read from a claim's sentence (compiler/retrieval/reading.py) that answers a
-    one-clause question retrieval could not answer, or answers it better than the claim
-    retrieval chose: that claim holds no value of the asked kind, or its clauses cover much
-    less of the question."""
-    if r.clauses != 1:
-        return None
-    reader = ValueReader(state, question, who, [p.page for p in r.pages])
-    best = reader.best()
-    if best is None or not r.answerable:
-        return best
-    cited = [c for part in base.parts for c in part.citations if c.status == "winner"]
-    if not cited:
-        return best
-    if any(c.claim_id == best.claim.id for c in cited):
-        return None  # retrieval answered with the very claim: its own answer stands
-    first = cited[0]
-    found = state.claims_by_ids([first.claim_id]).get(first.claim_id)
-    if found is None:
-        return None
-    claim = found[0]
-    if not reader.holds_asked(claim):
-        return best  # "how many districts" was answered with a hosting region
-    if (best.coverage >= reader.coverage_of(claim.id) + _READING_MARGIN
-            and best.claim.authority.rank >= claim.authority.rank):
-        return best
-    return None
-
-
-def _reading_fact(reading: Reading, r: Retrieval) -> Fact:
-    c = reading.claim
-    what = ", ".join(x for x in dict.fromkeys((reading.label, reading.header)) if x)
-    return Fact(ref="c1", claim_id=c.id, page=c.subject, page_title=reading.page_title,
-                attribute=what or "statement", value=reading.value, status=reading.status,
-                source=c.source.label, sha256=c.source.sha256, quote=c.quote,
-                read_from=reading.clause)
+def _reading_fact(part: AnswerPart) -> Fact:
+    """The value a part read from its claim's sentence, as the one fact of the answer."""
+    (c,) = part.citations
+    return Fact(ref="c1", claim_id=c.claim_id, page=c.page, page_title=c.page_title,
+                attribute=part.attribute, value=part.value or "", status=c.status,
+                source=c.source, sha256=c.sha256, quote=c.quote, read_from=part.read_from)
 
 
 def _reading_sentence(f: Fact) -> str:

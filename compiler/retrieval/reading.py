@@ -324,8 +324,9 @@ class ValueReader:
         # how well the claim's best clause fits the question, value or not: what a reading
         # must beat to replace the claim retrieval answered with
         self._own[claim.id] = max(self._own.get(claim.id, 0.0), cov)
-        if got is None or claim.kind not in ("statement", "fact"):
-            return  # a field or a link is its own value: retrieval has judged it
+        if got is None or claim.kind not in ("statement", "fact") or status != "winner":
+            return  # a field or a link is its own value (retrieval has judged it); a claim
+            # that lost to another source, or is contested, answers nothing by itself
         if asked.kind == "measure" and not any(words[n] for n in asked.nouns):
             return  # "how bad did latency get": a measure of latency, not of anything
         # every name the question uses stands in the clause, its row or its page
@@ -367,6 +368,38 @@ class ValueReader:
         if any(r.value != top.value for r in found[1:] if r.score >= top.score - 1e-9):
             return None  # two clauses give two values as well: not for this reader to choose
         return top
+
+
+# a reading replaces the claim retrieval answered with only when its clause covers this much more
+# of the question, from a source of no lower authority (a better-fitting sentence of the same
+# policy, not a hearsay comment against the policy's table)
+READING_MARGIN = 0.2
+
+
+def answer_reading(state: State, question: str, who: Principal | None, pages: Sequence[str],
+                   answerable: bool, answered: Sequence[str]) -> Reading | None:
+    """A value read from a claim's sentence that answers a one-clause question retrieval could
+    not answer (``answerable`` false), or answers it better than the claim retrieval chose
+    (``answered``: the winning claim ids of its answer, best first): that claim holds no value
+    of the asked kind, or its clauses cover much less of the question."""
+    reader = ValueReader(state, question, who, pages)
+    best = reader.best()
+    if best is None or not answerable:
+        return best
+    if not answered:
+        return None  # an open contradiction is shown as one, never replaced by a reading
+    if best.claim.id in answered:
+        return None  # retrieval answered with the very claim: its own answer stands
+    found = state.claims_by_ids([answered[0]]).get(answered[0])
+    if found is None:
+        return None
+    claim = found[0]
+    if not reader.holds_asked(claim):
+        return best  # "how many districts" was answered with a hosting region
+    if (best.coverage >= reader.coverage_of(claim.id) + READING_MARGIN
+            and best.claim.authority.rank >= claim.authority.rank):
+        return best
+    return None
 
 
 def read_value(state: State, question: str, who: Principal | None,
@@ -428,5 +461,5 @@ def _record_titles(state: State, keys: set[str]) -> dict[str, str]:
     return out
 
 
-__all__ = ["Asked", "Clause", "MIN_READ_COVERAGE", "Reading", "asked_value", "clauses",
-           "read_value"]
+__all__ = ["Asked", "Clause", "MIN_READ_COVERAGE", "READING_MARGIN", "Reading", "ValueReader",
+           "answer_reading", "asked_value", "clauses", "read_value"]

@@ -45,7 +45,6 @@ from .text import FRAME_WORDS, STOPWORDS, SYNONYMS, SYNONYM_WEIGHT, _rewrite, ke
 
 MIN_SAID = 0.5  # … and the clause itself of what the question asks beyond its page's names
 MIN_READ_COVERAGE = 0.6  # share of the question's weight a clause, its row and page must cover
-_DEBUG = False
 _PAGES = 3  # the best ranked pages whose claims are read
 _PREFIX = 4  # a word starting with another of at least this many letters is akin to it
 _COUNT_GAP = 3  # words allowed between a count and its counted noun ("1,840 student records")
@@ -218,12 +217,17 @@ def _spans(text: str, kinds: Sequence[str]) -> list[tuple[int, int, str]]:
             found = [(f.start, f.end) for f in find_values(text, "number")
                      if not _in_code(text, f.start, f.end)]
         else:
-            found = [(f.start, f.end) for f in find_values(text, kind)]
+            found = [(f.start, f.end) for f in find_values(text, kind)
+                     if not (kind == "duration" and _ORDINAL.match(text[f.start:])
+                             and re.match(r"\s+[a-z]", text[f.end:]))]
         for s, e in found:
             if not any(s < oe and os < e for os, oe, _ in out):
                 out.append((s, e, kind))
     # a longer value wins over one inside it ("2026-11-09" over "11"): spans do not overlap
     return sorted(out)
+
+
+_ORDINAL = re.compile(r"(?:a|an|one)\s+second\b", re.I)  # "a second shift" is no duration
 
 
 def _in_code(text: str, start: int, end: int) -> bool:
@@ -235,7 +239,9 @@ def _in_code(text: str, start: int, end: int) -> bool:
 
 
 def _kinds(asked: Asked) -> tuple[str, ...]:
-    return {"measure": ("duration", "percent", "money")}.get(asked.kind, (asked.kind,))
+    # what something costs may be a share of another amount ("12% of the rental charges")
+    return {"measure": ("duration", "percent", "money"),
+            "money": ("money", "percent")}.get(asked.kind, (asked.kind,))
 
 
 def _value_of(text: str, asked: Asked) -> tuple[str, int, int] | None:
@@ -340,8 +346,6 @@ class ValueReader:
         if asked_words and said < MIN_SAID * sum(self.weight[t] for t in asked_words) and not (
                 asked.nouns and any(words[n] for n in asked.nouns)):
             return
-        if _DEBUG:
-            print("        ", got[0], {t: (round(self.weight[t], 2), c) for t, c in cover.items()})
         self.readings.append(Reading(claim, status, got[0], cl.text, cl.label, cl.header, title, cov,
                                      cov - 0.01 * rank))
 
@@ -359,9 +363,6 @@ class ValueReader:
 
     def best(self) -> Reading | None:
         found = sorted(self.readings, key=lambda r: (-r.score, r.claim.id))
-        if _DEBUG:
-            for r in found[:6]:
-                print(f"      . {r.value!r} cov={r.coverage:.2f} {r.clause[:90]!r}")
         if not found or found[0].coverage < MIN_READ_COVERAGE:
             return None
         top = found[0]

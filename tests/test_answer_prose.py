@@ -46,8 +46,6 @@ Fjord Shuttle is our passenger ferry between the harbour and the islands.
 
 - Up to 120 passengers per crossing.
 - Bicycles travel free of charge.
-
-In winter a fuel surcharge of 8% of the ticket price applies.
 """,
     "inc-7.md": """---
 title: "INC-7: Harbour gate outage"
@@ -148,11 +146,6 @@ def test_a_list_item_answers_a_count(state) -> None:  # noqa: ANN001
             "120", lead_only=True)
     answers(state, "How many passengers can ride the Fjord Shuttle at once?", "120",
             lead_only=True)
-
-
-def test_what_something_costs_may_be_a_share_of_another_amount(state) -> None:  # noqa: ANN001
-    answers(state, "What does the Fjord Shuttle winter fuel surcharge cost on top of a ticket?",
-            "8%", lead_only=True)
 
 
 def test_a_second_of_something_is_no_duration() -> None:

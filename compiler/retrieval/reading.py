@@ -239,9 +239,7 @@ def _in_code(text: str, start: int, end: int) -> bool:
 
 
 def _kinds(asked: Asked) -> tuple[str, ...]:
-    # what something costs may be a share of another amount ("12% of the rental charges")
-    return {"measure": ("duration", "percent", "money"),
-            "money": ("money", "percent")}.get(asked.kind, (asked.kind,))
+    return {"measure": ("duration", "percent", "money")}.get(asked.kind, (asked.kind,))
 
 
 def _value_of(text: str, asked: Asked) -> tuple[str, int, int] | None:

@@ -87,6 +87,22 @@ Bands are annual base pay in euros.
 | Deckhand | €31,000 | €36,000 |
 | Senior Deckhand | €37,000 | €43,000 |
 """,
+    "data.md": """---
+title: Passenger Data Policy
+type: policy
+---
+
+# Passenger Data Policy
+
+This policy says how long we keep passenger data.
+
+| Data category | Retention period |
+|---|---|
+| Booking records | 3 years after the last trip |
+| Gate camera footage | 30 days |
+
+When a passenger sends a written deletion request, their booking data is deleted within 10 days.
+""",
     "company.md": """---
 title: Brightline Ferries
 type: topic
@@ -160,6 +176,14 @@ def test_incident_figures_stated_in_ticket_prose(state) -> None:  # noqa: ANN001
             lead_only=True)
     answers(state, "How bad did checkout latency get during the booking slowdown on April 14?",
             "9 seconds", lead_only=True)
+
+
+def test_the_sentence_that_says_what_is_asked_beats_the_table_row(state) -> None:  # noqa: ANN001
+    # everyday words ("wipe", "ask") reach the policy's deletion sentence, not its retention row
+    result = ask(state, "How long do we have to wipe a passenger's booking data once they ask "
+                 "us in writing?", None, "offline")
+    lead = result.text().split("\n\n")[0]
+    assert "10 days" in lead and "3 years" not in lead
 
 
 def test_a_range_is_both_ends_of_the_row_asked(state) -> None:  # noqa: ANN001

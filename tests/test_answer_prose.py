@@ -225,9 +225,10 @@ def test_the_llm_backend_is_given_the_value_read_and_cites_its_claim(  # noqa: A
 def test_folio_query_answers_with_the_value_read_citing_its_claim(state) -> None:  # noqa: ANN001
     from compiler.query import answer
 
-    result = answer(state, "How many terminals were affected by the March gate outage?", None)
+    result = answer(state, "What's the most I can spend on lodging per night in Bergen?", None)
     assert result.found
     (part,) = result.parts
-    assert part.value == "14" and part.read_from == "Impact: 14 terminals."
+    assert part.value == "€190" and part.read_from == "€190 per night in Oslo and Bergen"
     (cite,) = part.citations
-    assert "14 terminals" in cite.quote and cite.status == "winner"
+    assert "€150" in cite.quote and "€190" in cite.quote and cite.status == "winner"
+    assert "€190" in result.text()

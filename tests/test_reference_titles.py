@@ -12,6 +12,8 @@ from compiler.audience import render_audience
 from compiler.build import compile_wiki, wiki_state
 from compiler.provenance.verify import trust_from, verify_wiki
 from compiler.query import _part
+from compiler.serve import html
+from compiler.serve.visible import Viewer
 from compiler.settings import FolioSettings
 from compiler.views import Visibility, page_view, principal
 
@@ -142,6 +144,12 @@ def test_restricted_target_title_is_shown_only_to_who_may_see_it(tmp_path: Path)
         claim = next(c for c in state.claims_of_subject(DEAL) if c.attribute == "account")
         assert Visibility(state, bob).shown(claim) == "HubSpot company 500"
         assert Visibility(state, alice).shown(claim) == "Orchid Learning"
+        trust = trust_from(FolioSettings())
+        served = Viewer(state, wiki, bob, trust).page(DEAL)
+        assert served is not None and "Orchid Learning" not in served.model_dump_json()
+        assert "HubSpot company 500" in html.page(served, "bob")
+        served = Viewer(state, wiki, alice, trust).page(DEAL)
+        assert served is not None and ">Orchid Learning</a>" in html.page(served, "alice")
         vault = tmp_path / "bob-vault"
         render_audience(wiki, state, "bob", vault)
         for f in vault.rglob("*"):

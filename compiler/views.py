@@ -121,7 +121,6 @@ class Visibility:
             out.append(c.model_copy(update=update))
         return out
 
-
     def title(self, entity_id: str) -> str | None:
         """A page's title as ``who`` knows it (from records ``who`` may see), None when the
         page does not exist for ``who``."""

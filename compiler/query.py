@@ -14,7 +14,7 @@ from .models import Claim, ClaimStatus, Principal
 from .retrieval import Evidence, Retrieval, question_terms, retrieve, says_nothing
 from .retrieval.reading import Reading, answer_reading
 from .state import State
-from .views import group_view
+from .views import Visibility, group_view
 
 _KEEP = 0.5  # a part must score at least this share of the best one
 _MAX_GROUPS = 3
@@ -141,12 +141,13 @@ def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer) ->
                 and _same_group(found[g[1][1]], c)] if group[0] == "attr" else []
         if (c.subject, group) not in groups and not same:
             groups.append((c.subject, group))
+    vis = Visibility(state, who)  # a reference answers with its target's title, if visible
     for subject, (kind, key) in groups[:_MAX_GROUPS * r.clauses]:
         title = r.titles.get(subject, subject)
         if kind == "claim":
             part = _statement_part(found[key], title)
         else:
-            part = _part(state, found[key], title, who)
+            part = _part(state, found[key], title, who, vis)
         if part is not None:
             result.parts.append(part)
 
@@ -178,7 +179,8 @@ def label(c: Claim) -> str:
     return getattr(c, "label", c.attribute)
 
 
-def _part(state: State, claim: Claim, title: str, who: Principal | None) -> AnswerPart | None:
+def _part(state: State, claim: Claim, title: str, who: Principal | None,
+          vis: Visibility | None = None) -> AnswerPart | None:
     subject, attribute = claim.subject, label(claim)
     claims, status, conflicts = group_view(state, subject, claim.attribute, who)
     claims = [c for c in claims if _same_group(c, claim)]
@@ -187,9 +189,11 @@ def _part(state: State, claim: Claim, title: str, who: Principal | None) -> Answ
         return None
     reasons = {o.claim_id: o.reason for c in conflicts for o in c.overruled}
     order = {"winner": 0, "contested": 1, "overruled": 2}
+    vis = vis or Visibility(state, who)
     cites = [
         Citation(
-            claim_id=c.id, page=subject, page_title=title, attribute=attribute, value=c.value,
+            claim_id=c.id, page=subject, page_title=title, attribute=attribute,
+            value=vis.shown(c),
             status=status[c.id], source=c.source.label, sha256=c.source.sha256,
             authority=f"{c.authority.rule}, rank {c.authority.rank}", quote=c.quote,
             reason=reasons.get(c.id),

@@ -36,7 +36,7 @@ from ..query import Answer, AnswerPart, Citation, PageRef, answer as extract_ans
 from ..retrieval import Retrieval, retrieve, says_nothing
 from ..settings import FolioSettings
 from ..state import State
-from ..views import group_view
+from ..views import Visibility, group_view
 
 ASK_SYSTEM = """\
 You answer one question for an enterprise knowledge base, using only a numbered list of facts.
@@ -134,6 +134,7 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
     won, what was overruled and what is contested), in retrieval order."""
     facts: list[Fact] = []
     seen: set[str] = set()
+    vis = Visibility(state, who)  # a reference states its target's title, if visible
 
     def add(c: Claim, status: str, reason: str | None = None) -> None:
         if c.id in seen or len(facts) >= MAX_FACTS:
@@ -141,7 +142,7 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
         seen.add(c.id)
         facts.append(Fact(ref=f"c{len(facts) + 1}", claim_id=c.id, page=c.subject,
                           page_title=r.titles.get(c.subject, c.subject),
-                          attribute=getattr(c, "label", c.attribute), value=c.value,
+                          attribute=getattr(c, "label", c.attribute), value=vis.shown(c),
                           status=status,
                           source=c.source.label, sha256=c.source.sha256, quote=c.quote,
                           reason=reason))

@@ -16,6 +16,12 @@ _CLAUSE = re.compile(r"\s*(?:,|;|\band\b|\balso\b)\s+(?=(?:who|what|when|where|w
 # a later clause's reference to what an earlier one is about
 _ANAPHOR = re.compile(r"\b(?:(?:that|this|the same|the)\s+(?:account|product|company|customer|"
                       r"deal|opportunity|device|site|team|person|contact|ticket|policy)(?:'s)?|"
+                      # "…, and which manager looks after *that district*": any noun after a
+                      # demonstrative that ends the clause or is followed by a preposition (not
+                      # "the plan *that covers* …", a relative clause)
+                      r"(?:that|this|the same|said)\s+(?!is\b|was\b|are\b|were\b|has\b|have\b|"
+                      r"had\b|does\b|did\b|can\b|will\b|would\b)[a-z]+(?:'s)?"
+                      r"(?=\s*[?.!]?\s*$|\s+(?:in|on|at|for|of|to|with|by|from|under)\b)|"
                       r"them|they|their|it|its)\b", re.I)
 
 

@@ -17,6 +17,7 @@ from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COU
                            answer_type)
 from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
+from .acronyms import spell_out
 from .candidates import CandidateIndex, _schema_page
 from .clauses import _ANAPHOR, _interleave, split_question
 from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
@@ -83,10 +84,12 @@ class Retriever(CandidateIndex, AspectMatcher):
     # -- ranking ---------------------------------------------------------------------------
     def retrieve(self, question: str, k_pages: int = 5, k_claims: int = 12) -> Retrieval:
         """A question of several clauses ("who …, and what …?") is retrieved clause by
-        clause: it is answerable when every clause is, and its evidence interleaves theirs."""
+        clause: it is answerable when every clause is, and its evidence interleaves theirs.
+        An acronym the wiki does not use is read spelled out (:mod:`.acronyms`)."""
+        question = spell_out(question, self.state, self._known)
         parts = split_question(question)
         if len(parts) < 2:
-            return self._retrieve(question, k_pages, k_claims)
+            return self._retrieve_clause(question, k_pages, k_claims)
         subs: list[Retrieval] = []
         for p in parts:
             if subs and _ANAPHOR.search(p) and not self._alias_pages(p):
@@ -95,28 +98,49 @@ class Retriever(CandidateIndex, AspectMatcher):
                 sub = None
                 antecedent = self._antecedent(subs[-1])
                 if antecedent:
-                    sub = self._retrieve(_ANAPHOR.sub(antecedent, p, count=1), k_pages, k_claims)
+                    sub = self._retrieve_clause(_ANAPHOR.sub(antecedent, p, count=1), k_pages,
+                                                k_claims)
                 value = self._answer_value(subs[-1])
                 if (sub is None or not sub.answerable) and value:
                     # "which tier does X have, and how fast must an engineer reach *them*?":
                     # them are a customer of the tier the earlier clause answered
-                    by_value = self._retrieve(_ANAPHOR.sub(value, p, count=1), k_pages,
-                                              k_claims)
+                    by_value = self._retrieve_clause(_ANAPHOR.sub(value, p, count=1), k_pages,
+                                                     k_claims)
                     if by_value.answerable or sub is None:
                         sub = by_value
-                subs.append(sub if sub is not None else self._retrieve(p, k_pages, k_claims))
+                subs.append(sub if sub is not None else self._retrieve_clause(p, k_pages,
+                                                                              k_claims))
                 continue
-            subs.append(self._retrieve(p, k_pages, k_claims))
+            subs.append(self._retrieve_clause(p, k_pages, k_claims))
         merged = Retrieval(question=question, terms=list(dict.fromkeys(
             t for r in subs for t in r.terms)), titles=self.titles)
         for r in subs:
             merged.titles.update(r.titles)
         merged.pages = _interleave([r.pages for r in subs], lambda h: h.page)[:k_pages]
-        merged.claims = _interleave([r.claims for r in subs], lambda e: e.claim.id)[:k_claims]
+        # each clause answers from its own evidence: its fitting claims, best first, so that
+        # the first facts of an answer hold one answer per clause (not a clause's noise)
+        merged.claims = _interleave([_answering(r) for r in subs],
+                                    lambda e: e.claim.id)[:k_claims]
         merged.coverage = min(r.coverage for r in subs)
         merged.clauses = len(subs)
         merged.answerable = all(r.answerable for r in subs)
         return merged
+
+    def _retrieve_clause(self, question: str, k_pages: int, k_claims: int) -> Retrieval:
+        """One clause; "which <role> <verb>s X" (a kind of person doing something) is also
+        asked as "who <verb>s X" when its own words find no one: "which customer success
+        manager manages X" is answered by "X is managed by Jonah", which names no role."""
+        r = self._retrieve(question, k_pages, k_claims)
+        m = _ROLE_VERB.match(question)
+        if not m or (r.answerable and any(
+                self._names_someone(e.claim) for e in r.claims[:1]
+                if not e.doubtful and e.aspect is not None)):
+            return r
+        alt = self._retrieve(f"who {m.group('verb')}{m.group('rest')}", k_pages, k_claims)
+        if alt.answerable:
+            alt.question = question
+            return alt
+        return r
 
     def _of_asked_event(self, claim: Claim) -> bool:
         """A date-typed claim whose attribute names the event a "when" asks."""
@@ -423,8 +447,45 @@ class Retriever(CandidateIndex, AspectMatcher):
             # every account's manager/type)
             lacking = {m for m in lacking if m[0] in q.named or m[0] == best.claim.subject
                        or m in q.named_family}
+            # … nor a family whose member the answer is ("the expected *close date* of the X
+            # pilot" is answered by the deal's close date, whatever date its account lacks)
+            if best.claim.kind in ("field", "fact") and not best.doubtful:
+                lacking = {m for m in lacking if not _one_word_apart(m[1], best.claim.attribute)}
         result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
                              and not result.unknown)
+
+
+def _one_word_apart(a: str, b: str) -> bool:
+    """Two attributes of one family: as many words, differing in exactly one ("close date",
+    "create date")."""
+    x, y = [key(t) for t in tokens(a)], [key(t) for t in tokens(b)]
+    return len(x) == len(y) >= 2 and sum(p != q for p, q in zip(x, y)) == 1
+
+
+_KEEP = 0.5  # a clause's claim kept beside its best one scores at least this share of it
+
+
+def _answering(r: Retrieval) -> list[Evidence]:
+    """A clause's evidence that answers it: claims judged to answer (not doubtful), each
+    scoring and covering at least half of the best one's; none of an unanswerable clause."""
+    if not r.answerable:
+        return []
+    fit = [e for e in r.claims if not e.doubtful and e.aspect is not None]
+    if not fit:
+        return []
+    best = max(fit, key=lambda e: e.context)
+    keep = [best, *(e for e in fit if e is not best and e.score >= _KEEP * best.score
+                    and e.context >= _KEEP * best.context)]
+    return keep[:3]
+
+
+# "which <role> <verb>s …": a kind of person (its head noun one naming a role) doing something
+_ROLE_VERB = re.compile(
+    r"^\s*(?:which|what)\s+(?:[\w-]+\s+){0,3}?(?:manager|lead|leader|owner|rep|representative|"
+    r"engineer|officer|contact|person|agent|administrator|admin|director|head|coordinator|"
+    r"specialist|executive|consultant|advisor|adviser|planner|buyer|employee|colleague)s?\s+"
+    r"(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|can\b|will\b)"
+    r"(?P<verb>[a-z]+(?:s|ed))\b(?P<rest>.*)$", re.I | re.S)
 
 
 @dataclass

@@ -25,6 +25,7 @@ ATTRIBUTE_GROUPS = (
     "catalogue catalog part article sku",
     "payment settlement",
     "interval frequency schedule cadence",
+    "product device model",
 )
 # Groups of everyday business synonyms (generic, no corpus's own vocabulary): a
 # question's word also matches the others of its group, at a discount.

@@ -96,7 +96,7 @@ class Retriever(CandidateIndex, AspectMatcher):
                 # "…, and what is *that product's* code?": the thing an earlier clause named
                 # or answered with
                 sub = None
-                antecedent = self._antecedent(subs[-1])
+                antecedent = self._antecedent(subs[-1], _ANAPHOR.search(p).group(0))
                 if antecedent:
                     sub = self._retrieve_clause(_ANAPHOR.sub(antecedent, p, count=1), k_pages,
                                                 k_claims)
@@ -108,6 +108,15 @@ class Retriever(CandidateIndex, AspectMatcher):
                                                      k_claims)
                     if by_value.answerable or sub is None:
                         sub = by_value
+                if sub is not None:
+                    # the thing referred to may be only what the answer applies to ("how long
+                    # is *that account's* return window as an Enterprise customer": the return
+                    # policy's window, not a claim of the account): the clause without it
+                    # answers when it fits clearly better
+                    bare = self._retrieve_clause(_ANAPHOR.sub("", p, count=1), k_pages,
+                                                 k_claims)
+                    if _fit(bare) > _fit(sub) + _BETTER:
+                        sub = bare
                 subs.append(sub if sub is not None else self._retrieve_clause(p, k_pages,
                                                                               k_claims))
                 continue
@@ -158,24 +167,27 @@ class Retriever(CandidateIndex, AspectMatcher):
             f"({','.join('?' * len(ids))}) AND subject != entity_id", ids).fetchall()
         return {r[0] for r in rows if r[0].split("/", 1)[0] in kinds and r[0] not in named}
 
-    def _antecedent(self, r: Retrieval) -> str:
+    def _antecedent(self, r: Retrieval, anaphor: str = "") -> str:
         """What a later clause's "it", "them", "that account" refers to: the page an earlier
         clause's answer links to ("which product does the renewal cover" → the product), or
-        else the page it named."""
+        else the page it named; an anaphor naming a kind ("*the company's* plan") refers to a
+        page of that kind among them (the contact's company, not the contact)."""
+        candidates: list[str] = []
         if r.answerable and r.claims:
             best = r.claims[0].claim
-            for m in best.mentions:
-                if m.entity in self.titles:
-                    return self.titles[m.entity]
+            candidates += [m.entity for m in best.mentions if m.entity in self.titles]
             # a value answered: the clause was about the page that holds it ("what is the X
             # deal worth, and which device is *it* for")
             if best.kind != "statement" and best.subject in self.titles:
-                return self.titles[best.subject]
+                candidates.append(best.subject)
         # the most specific page the clause named ("Polaris Pharma - Mira Fleet Upgrade", not
         # "Polaris Pharma" inside it)
-        named = sorted((n for n in self._named_of(r) if n in self.titles),
-                       key=lambda n: (-len(self.titles[n]), n))
-        return self.titles[named[0]] if named else ""
+        candidates += sorted((n for n in self._named_of(r) if n in self.titles),
+                             key=lambda n: (-len(self.titles[n]), n))
+        kinds = {t for w in tokens(anaphor) for t in _KIND_TYPES.get(key(w), ())}
+        typed = [c for c in candidates if c.split("/", 1)[0] in kinds]
+        chosen = (typed or candidates)[:1]
+        return self.titles[chosen[0]] if chosen else ""
 
     @staticmethod
     def _answer_value(r: Retrieval) -> str:
@@ -462,7 +474,25 @@ def _one_word_apart(a: str, b: str) -> bool:
     return len(x) == len(y) >= 2 and sum(p != q for p, q in zip(x, y)) == 1
 
 
+# the page types an anaphor's noun names ("that *company*", "the *deal*'s")
+_KIND_TYPES = {key(w): frozenset(types.split()) for words, types in (
+    ("company companies customer customers account accounts client clients firm organisation "
+     "organization district", "account company organization organisation customer"),
+    ("deal deals opportunity opportunities", "opportunity deal"),
+    ("product products device devices", "product"),
+    ("ticket tickets issue issues case", "ticket issue"),
+    ("contact contacts person", "contact person"),
+    ("policy", "policy")) for w in words.split()}
+
 _KEEP = 0.5  # a clause's claim kept beside its best one scores at least this share of it
+
+
+_BETTER = 0.2  # a clause read without its anaphor must fit this much better to be preferred
+
+
+def _fit(r: Retrieval) -> float:
+    """How well a clause's best answering claim covers it (0 when it is not answerable)."""
+    return max((e.context for e in _answering(r)), default=0.0)
 
 
 def _answering(r: Retrieval) -> list[Evidence]:

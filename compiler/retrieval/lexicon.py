@@ -131,6 +131,10 @@ PHRASES = (
     # a contract that needs renewing by a date has a renewal date
     (re.compile(r"\b(?:needs?|is\s+due|comes?\s+up)\s+(?:for\s+)?(?:renewing|renewal|"
                 r"to\s+be\s+renewed|renewed)\b", re.I), "renewal"),
+    # what came out of something followed from it ("the ticket that came out of the
+    # postmortem"): no verb of what is asked
+    (re.compile(r"\b(?:came|comes|come|grew|arose|arises|resulted|results|stemmed|stems)\s+"
+                r"(?:out\s+of|from)\b", re.I), "from"),
     # who holds a contract, an account or a plan is a customer ("Platinum contract holders")
     (re.compile(r"\b(?:contract|account|plan|policy|subscription|licen[cs]e)[- ]?holders?\b",
                 re.I), "customers"),

@@ -108,7 +108,7 @@ class Retriever(CandidateIndex, AspectMatcher):
                                                      k_claims)
                     if by_value.answerable or sub is None:
                         sub = by_value
-                if sub is not None:
+                if sub is not None and sub.answerable:
                     # the thing referred to may be only what the answer applies to ("how long
                     # is *that account's* return window as an Enterprise customer": the return
                     # policy's window, not a claim of the account): the clause without it
@@ -173,8 +173,9 @@ class Retriever(CandidateIndex, AspectMatcher):
         else the page it named; an anaphor naming a kind ("*the company's* plan") refers to a
         page of that kind among them (the contact's company, not the contact)."""
         candidates: list[str] = []
-        if r.answerable and r.claims:
-            best = r.claims[0].claim
+        answering = _answering(r)
+        if answering:
+            best = answering[0].claim
             candidates += [m.entity for m in best.mentions if m.entity in self.titles]
             # a value answered: the clause was about the page that holds it ("what is the X
             # deal worth, and which device is *it* for")
@@ -192,9 +193,10 @@ class Retriever(CandidateIndex, AspectMatcher):
     @staticmethod
     def _answer_value(r: Retrieval) -> str:
         """The short value an earlier clause answered with ("Platinum"), or ""."""
-        if not (r.answerable and r.claims):
+        answering = _answering(r)
+        if not answering:
             return ""
-        best = r.claims[0].claim
+        best = answering[0].claim
         value = best.value
         if best.kind == "statement":
             # a labelled line the extraction kept whole ("Plan: Gold")

@@ -53,6 +53,27 @@ Summary: Oven thermostat drifts by twelve degrees
 Customer: [[Juniper Bakeries]]
 Due date: 2026-12-09
 """,
+    "inc-3.md": """---
+title: INC-3
+type: ticket
+---
+
+# INC-3
+
+Summary: Proofer line outage at the Lyon plant in March
+Status: Resolved
+Follow-up: add a door sensor alarm (OVN-9)
+""",
+    "ovn-9.md": """---
+title: OVN-9
+type: ticket
+---
+
+# OVN-9
+
+Summary: Door sensor alarm for proofers
+Due date: 2027-01-20
+""",
     "proofer.md": """---
 title: Juniper Bakeries - Proofer Upgrade
 type: opportunity
@@ -115,6 +136,14 @@ def test_two_clauses_each_answered_from_its_own_claim_through_the_first_answer(s
     assert any("Juniper Bakeries" in v for v in values), values
     assert "Odile Marchetti" in values, values
     assert "Bram Vermeulen" not in values  # the other account's manager is no answer
+
+
+def test_later_clause_reads_the_page_the_first_answer_links_to(state):
+    # the follow-up is named in the outage ticket's text; its due date is on its own page
+    values = _cited_values(state, "Which follow-up ticket came out of the March proofer "
+                                  "outage, and when is it due?")
+    assert any("OVN-9" in v for v in values) and "2027-01-20" in values, values
+    assert "2026-12-09" not in values  # another ticket's due date is no answer
 
 
 def test_the_companys_attribute_is_the_related_account_not_the_contact(state):

@@ -56,6 +56,8 @@ class Answer(BaseModel):
     coverage: float = Field(0.0, description="share of the question's weight the best "
                             "evidence covers (answered from retrieval.MIN_COVERAGE)")
     pages: list[PageRef] = Field([], description="the pages retrieval ranked first")
+    unanswered: list[str] = Field([], description="parts of the question the wiki does not "
+                                  "answer (the others are answered)")
 
     def cited_claims(self) -> list[tuple[str, str]]:
         """(claim id, status) of every claim the answer cites."""
@@ -85,6 +87,7 @@ class Answer(BaseModel):
                 if c.reason:
                     line += f" — {c.reason}"
                 out.append(line)
+        out += [f"Not found in the wiki: {part}?" for part in self.unanswered]
         return "\n".join(out)
 
 
@@ -111,6 +114,7 @@ def answer(state: State, question: str, who: Principal | None,
                            for p in r.pages])
     if not r.answerable:
         return result
+    result.unanswered = list(r.unanswered)
     useful = [e for e in r.claims if _useful(e)] or r.claims
     best = useful[0].score if useful else 0.0
     found = {e.claim.id: e.claim for e in r.claims}

@@ -14,7 +14,8 @@ import pytest
 from compiler.answers.ask import ask
 from compiler.retrieval import retrieve
 from compiler.retrieval.acronyms import expansion, spell_out
-from compiler.retrieval.clauses import _ANAPHOR
+from compiler.query import answer as query_answer
+from compiler.retrieval.clauses import _ANAPHOR, split_question
 from answer_corpus import abstains, answers, markdown_state
 
 PAGES = {
@@ -171,5 +172,19 @@ def test_relation_questions_in_everyday_words(state, question, value):
     answers(state, question, value, lead_only=True)
 
 
-def test_a_clause_the_wiki_cannot_answer_still_abstains(state):
-    abstains(state, "What is the Juniper Bakeries service plan, and what is its parking fee?")
+def test_a_clause_the_wiki_cannot_answer_is_named_and_the_other_answered(state):
+    question = "What is the Juniper Bakeries service plan, and what is its parking fee?"
+    result = ask(state, question, None, "offline")
+    assert result.found and result.unanswered == ["what is its parking fee"]
+    assert "Gold" in result.text() and "Not found in the wiki: what is its parking fee?" in \
+        result.text()
+    assert "Not found in the wiki" in query_answer(state, question, None).text()
+
+
+def test_no_clause_answered_abstains(state):
+    abstains(state, "What is the Juniper Bakeries parking fee, and what is its canteen menu?")
+
+
+def test_a_greeting_is_no_clause(state):
+    assert len(split_question("Hey, which customer is Ines Okafor with?")) == 1
+    answers(state, "Hey, which customer is Ines Okafor with?", "Juniper Bakeries")

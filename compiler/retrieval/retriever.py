@@ -56,6 +56,8 @@ class Retrieval:
     titles: dict[str, str] = field(default_factory=dict)
     clauses: int = 1  # a question of several clauses is answered clause by clause
     unknown: list[str] = field(default_factory=list)  # names in the question the wiki lacks
+    # clauses of a several-clause question the wiki does not answer (the others are answered)
+    unanswered: list[str] = field(default_factory=list)
 
 
 class Retriever(CandidateIndex, AspectMatcher):
@@ -130,9 +132,12 @@ class Retriever(CandidateIndex, AspectMatcher):
         # the first facts of an answer hold one answer per clause (not a clause's noise)
         merged.claims = _interleave([_answering(r) for r in subs],
                                     lambda e: e.claim.id)[:k_claims]
-        merged.coverage = min(r.coverage for r in subs)
         merged.clauses = len(subs)
-        merged.answerable = all(r.answerable for r in subs)
+        # a clause the wiki cannot answer does not hide the others' answers: they are given,
+        # and the answer says which clause found nothing
+        merged.answerable = any(r.answerable for r in subs)
+        merged.unanswered = [p for p, r in zip(parts, subs) if not r.answerable]
+        merged.coverage = min((r.coverage for r in subs if r.answerable), default=0.0)
         return merged
 
     def _retrieve_clause(self, question: str, k_pages: int, k_claims: int) -> Retrieval:

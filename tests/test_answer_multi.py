@@ -185,6 +185,7 @@ def test_no_clause_answered_abstains(state):
     abstains(state, "What is the Juniper Bakeries parking fee, and what is its canteen menu?")
 
 
-def test_a_greeting_is_no_clause(state):
+def test_a_greeting_or_a_lead_in_is_no_clause(state):
     assert len(split_question("Hey, which customer is Ines Okafor with?")) == 1
+    assert len(split_question("Under the new tariff, what is the Harrow Mills plan?")) == 1
     answers(state, "Hey, which customer is Ines Okafor with?", "Juniper Bakeries")

@@ -30,17 +30,17 @@ def split_question(question: str) -> list[str]:
     word ("Who …, and what …?"); a one-clause question is returned whole."""
     parts = [p.strip(" ,;?") for p in _CLAUSE.split(PREAMBLE.sub("", question, count=1))]
     parts = [p for p in parts if p and p.lower() not in ("and", "also")]
-    # a greeting before the question ("Hey, does the X …") asks nothing
-    if len(parts) > 1 and _GREETING.fullmatch(parts[0]):
-        parts = parts[1:]
     # a condition ("If a customer reports a fault, how soon …") is context, not a question
-    if parts and _CONDITION.match(parts[0]):
-        parts = [parts[0] + ", " + parts[1], *parts[2:]] if len(parts) > 1 else parts
+    # … and so is a short lead-in that asks nothing ("Under the MDR, what class is …", "Hey,
+    # which …")
+    if len(parts) > 1 and (_CONDITION.match(parts[0]) or (
+            not _ASKS.match(parts[0]) and len(parts[0].split()) <= 4)):
+        parts = [parts[0] + ", " + parts[1], *parts[2:]]
     return parts if len(parts) > 1 and all(question_terms(p) for p in parts) else [question]
 
 
-_GREETING = re.compile(r"\s*(?:hi|hey|hello|ok|okay|so|quick question|quick one)(?:\s+there)?"
-                       r"\W*", re.I)
+_ASKS = re.compile(r"\s*(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|"
+                   r"did|can|could|will|would|should|has|have|may|must)\b", re.I)
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|before|in case|suppose|assuming|say)\b", re.I)
 
 

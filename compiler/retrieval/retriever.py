@@ -491,7 +491,8 @@ _KIND_TYPES = {key(w): frozenset(types.split()) for words, types in (
     ("contact contacts person", "contact person"),
     ("policy", "policy")) for w in words.split()}
 
-_KEEP = 0.5  # a clause's claim kept beside its best one scores at least this share of it
+_KEEP = 0.5  # a clause's claim kept beside its best one scores at least this share of it …
+_CLOSE = 0.9  # … and covers at least this share of what the best covers
 
 
 _BETTER = 0.2  # a clause read without its anaphor must fit this much better to be preferred
@@ -511,8 +512,9 @@ def _answering(r: Retrieval) -> list[Evidence]:
     if not fit:
         return []
     best = max(fit, key=lambda e: e.context)
+    # … beside it only claims about as good: one clause, one answer, not its neighbours
     keep = [best, *(e for e in fit if e is not best and e.score >= _KEEP * best.score
-                    and e.context >= _KEEP * best.context)]
+                    and e.context >= _CLOSE * best.context)]
     return keep[:3]
 
 

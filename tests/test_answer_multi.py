@@ -74,6 +74,8 @@ type: ticket
 
 Summary: Door sensor alarm for proofers
 Due date: 2027-01-20
+
+Raised by the Proofer Line Controller (PLC) team after the March outage.
 """,
     "proofer.md": """---
 title: Juniper Bakeries - Proofer Upgrade
@@ -119,6 +121,12 @@ def test_acronym_spelled_out_from_the_wikis_attribute_names(state):
     # an acronym the wiki itself uses is left as written
     assert spell_out("Who is the CSM of OVN?", state, lambda w: w == "OVN") == \
         "Who is the customer success manager of OVN?"
+
+
+def test_acronym_defined_by_a_source_and_ties_left_alone(state):
+    assert expansion(state, "PLC") == "proofer line controller"
+    # no definition, no attribute or title spelling it, not an everyday acronym: left alone
+    assert expansion(state, "QZX") == ""
 
 
 def test_demonstrative_of_any_noun_is_an_anaphor():

@@ -189,6 +189,12 @@ def test_a_clause_the_wiki_cannot_answer_is_named_and_the_other_answered(state):
     assert "Not found in the wiki" in query_answer(state, question, None).text()
 
 
+def test_a_clause_referring_to_an_unanswered_one_is_not_answered_alone(state):
+    # whose renewal "their" means is unknown: any account's renewal date would be no answer
+    abstains(state, "Which customer ordered the blue sourdough mixer, and when is their "
+                    "renewal date?")
+
+
 def test_no_clause_answered_abstains(state):
     abstains(state, "What is the Juniper Bakeries parking fee, and what is its canteen menu?")
 

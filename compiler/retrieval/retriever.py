@@ -119,6 +119,10 @@ class Retriever(CandidateIndex, AspectMatcher):
                                                  k_claims)
                     if _fit(bare) > _fit(sub) + _BETTER:
                         sub = bare
+                if sub is None and not subs[-1].answerable:
+                    # "…, and when is *their* contract up?" after a clause that found nothing:
+                    # whose it is is not known, and any contract's date would be no answer
+                    sub = Retrieval(question=p, terms=question_terms(p), titles=self.titles)
                 subs.append(sub if sub is not None else self._retrieve_clause(p, k_pages,
                                                                               k_claims))
                 continue

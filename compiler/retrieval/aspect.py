@@ -238,6 +238,10 @@ _UNIT_SAME = {key(a): frozenset(key(b) for b in g.split() if b != a)
               for a in g.split()}
 
 
+# words that open a phrase saying in what context a value holds ("*on* a full charge")
+_CONTEXT_OPENERS = frozenset("on with after per from under during within".split())
+
+
 # the everyday words for the kind of a page ("the *customer* of the deal" is its account's)
 _PAGE_KIND_WORDS = {key(k): frozenset(key(w) for w in v.split()) for k, v in (
     ("account", "customer client company organisation organization firm"),
@@ -352,6 +356,30 @@ class AspectMatcher:
         return (names_an_agent(claim.attribute, self._schema_words_of(claim))
                 or value_names_an_agent(claim.value))
 
+    def vetoes_clause(self, claim: Claim, text: str, title: str) -> bool:
+        """A clause read for a value (compiler/retrieval/reading.py) that is not about what the
+        question asks, by the question's own words (:meth:`_read_question`): it is scoped to
+        what the question excludes, gives a rate in another unit, measures the thing by another
+        number, or says the asked action only as its context ("lasts 6 hours *on a full
+        charge*" of "how long does it take to charge")."""
+        words = set(stems(text)) | set(stems(title))
+        if self._negated and len(self._negated & words) * 2 > len(self._negated):
+            return True
+        if any(t not in words and not (_UNIT_SAME.get(t, frozenset()) & words)
+               for t in self._per):
+            return True
+        said = {unit: number for number, unit in measures(text)}
+        if any(unit in said and said[unit] != number and (number, unit) not in set(
+                measures(text)) for number, unit in self._measures):
+            return True
+        if self._action:
+            toks = tokens(text)
+            uses = [i for i, t in enumerate(toks) if self._action in (
+                key(t), key(t[2:]) if t.startswith("re") else "")]
+            return not uses or all(any(
+                toks[j] in _CONTEXT_OPENERS for j in range(max(0, i - 3), i)) for i in uses)
+        return False
+
     def _other_row(self, claim: Claim, covered) -> bool:
         """A table row's attribute ("base commission *for account manager*") whose row names
         the question's noun with another modifier than the question's ("*branch* managers"):
@@ -451,6 +479,11 @@ class AspectMatcher:
             if kind_head[0] and t == asked_kind[-1] and not statement \
                     and self._names_someone(claim):
                 return 1.0  # "which *department* handles claims": a claims handler's value
+            if any(key(m.entity.split("/", 1)[0]) == t
+                   and m.entity not in getattr(self, "_asked_pages", ()) for m in claim.mentions):
+                # "which follow-up *ticket*": a claim linking to a ticket page (not back to the
+                # page the question names, which restates it)
+                return 1.0
             shape = _KIND_KEYS.get(t)
             return 1.0 if shape is not None and (shape.search(_digits(claim.value)) or typed_as(
                 shape, claim.value_type)) else 0.0

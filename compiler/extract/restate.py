@@ -30,6 +30,8 @@ from ..schema.keys import type_key
 from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
+from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
+                                        content_words, statement_value, value_clause)
 from .prose import _values
 
 # a question or a hypothesis states nothing (as in offline.py)
@@ -64,6 +66,9 @@ _SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contra
 class _Known:
     ref: AttrRef
     words: frozenset[str]
+    # one fact several records' sentences state (compiler/schema/induce_statements.py): read
+    # only from a sentence with as many of its words, and a value of its unit
+    statement: bool = False
 
 
 @per_schema
@@ -75,6 +80,11 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
         for aname, spec in etype.attributes.items():
             shaped = spec.type == "text" and spec.induced  # a version, a clock time (induce.py)
             if (spec.type not in _LOOSE_TYPES and not shaped) or spec.cardinality != "single":
+                continue
+            if spec.induced and spec.description == STATEMENT_MARK:
+                words = frozenset(w for text in spec.phrases for w in content_words(text))
+                by_type.setdefault(type_key(tname), []).append(
+                    _Known(AttrRef(tname, aname, spec), words, statement=True))
                 continue
             # a hyphenated compound is one word: "money-back period" says nothing of a
             # sentence where something is "sent back", nor "on-site" of a "site"
@@ -288,45 +298,54 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     if fact and any(k.ref.name == raw.attribute for t in types
                     for k in by_type.get(type_key(t), ())):
         return None  # its own name is an attribute: linking maps it by name
-    for etype in types:
+    said = _statement_words(text) if not fact else None
+    # a company-wide fact (an attribute with a home) is stated in records of any type
+    homed = [t for t, ks in by_type.items() if any(k.statement and k.ref.spec.home for k in ks)]
+    for etype in [*types, *(t for t in homed if t not in {type_key(x) for x in types})]:
         best: list[tuple[int, _Known, str]] = []
+        by_sentence: list[tuple[int, _Known, str]] = []
         for k in by_type.get(type_key(etype), ()):
             if etype == own_type and k.ref.name in stated:
                 continue  # the record's own field states it
+            if k.statement:
+                if said is not None and len(k.words & said[0]) >= MIN_SHARED_WORDS \
+                        and len(k.words & said[2]) >= MIN_CLAUSE_WORDS \
+                        and _same_unit(said[1], k.ref):
+                    by_sentence.append((len(k.words & said[0]), k, said[1][2]))
+                continue
+            if etype not in types:
+                continue
             shared = len(k.words & words)
             if shared and (v := _one_value(value_text, k.ref)) is not None:
                 best.append((shared, k, v))
-        if not best:
-            continue
-        top = max(n for n, _, _ in best)
-        fitting = [(k, v) for n, k, v in best if n == top]
-        if len(fitting) != 1:
-            continue
-        k, v = fitting[0]
-        return _fact_of(raw, text, k.ref, v, schema, segments)
+        # an attribute a name or phrase declares first; a fact only sentences induced, after
+        for found in (best, by_sentence):
+            if not found:
+                continue
+            top = max(n for n, _, _ in found)
+            fitting = [(k, v) for n, k, v in found if n == top]
+            if len(fitting) == 1:
+                k, v = fitting[0]
+                return _fact_of(raw, text, k.ref, v, schema, segments)
+            break  # several fit as well: not for a guess
     return None
-    names = list(named(text))
-    spans = [(s, e) for s, e, _ in names]
-    words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
-    types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
-    for etype in types:
-        best: list[tuple[int, _Known]] = []
-        for k in by_type.get(type_key(etype), ()):
-            if etype == own_type and k.ref.name in stated:
-                continue  # the record's own field states it
-            shared = len(k.words & words)
-            if shared:
-                best.append((shared, k))
-        if not best:
-            continue
-        best.sort(key=lambda x: -x[0])
-        top = [k for n, k in best if n == best[0][0]]
-        fitting = [k for k in top if _one_value(text, k.ref) is not None]
-        if len(fitting) != 1:
-            continue
-        k = fitting[0]
-        return _fact_of(raw, text, k.ref, _one_value(text, k.ref), schema, segments)
-    return None
+
+
+def _statement_words(text: str
+                     ) -> tuple[frozenset[str], tuple[str, str, str], frozenset[str]] | None:
+    """The content words, the one typed value and the words of the clause holding it, of a
+    sentence, as statement induction reads them (None when it holds no single typed value)."""
+    got = statement_value(text)
+    if got is None:
+        return None
+    return frozenset(content_words(text)), got, frozenset(content_words(value_clause(text, got[2])))
+
+
+def _same_unit(got: tuple[str, str, str], ref: AttrRef) -> bool:
+    kind, unit, _ = got
+    if kind != ref.spec.type:
+        return False
+    return kind != "duration" or (ref.spec.unit or "").rstrip("s") == unit
 
 
 _SHAPED_VALUE = re.compile(r"(?<![\w.:])(?:v?\d+(?:\.\d+){2,3}|\d{1,2}:\d{2}(?:\s?[-–]\s?\d{1,2}:\d{2})?)"

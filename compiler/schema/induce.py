@@ -44,12 +44,13 @@ from decimal import Decimal
 from typing import Any
 
 from .index import Vocabulary, vocabulary
+from .induce_statements import induce_statements
 from .keys import attr_key, type_key, value_key
 from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
 from ..text import _LEGAL_SUFFIXES
 from .values import format_number, parse_date, parse_number
 
-INDUCED_VERSION = "induce-4"  # bump when the rules change: the digest then changes too
+INDUCED_VERSION = "induce-5"  # bump when the rules change: the digest then changes too
 
 # a pair of fields is one attribute when, on the entities both describe, ...
 MIN_SHARED = 3        # ... at least this many entities carry both
@@ -303,6 +304,8 @@ class RecordFields:
     # prose facts extraction left unmapped: (surface attribute, value as written, slug of the
     # entity name the sentence states it of, or "" when it names none: see ``prose_fact``)
     facts: tuple[tuple[str, str, str], ...] = ()
+    # statements holding one typed value (induce_statements.py): sentences as written
+    statements: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -400,6 +403,7 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
         _induce_type(group, vocab, out)
         _induce_value_maps(group, vocab, out)
     _induce_phrases(records, vocab, out)
+    induce_statements(records, vocab, out)
     return out
 
 

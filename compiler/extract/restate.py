@@ -58,6 +58,9 @@ def _phrasal(text: str) -> set[str]:
     return {word for pat, word in _PHRASAL if pat.search(text)}
 
 
+# a count and what it counts ("2,200 pallet positions")
+_COUNTED_VALUE = re.compile(r"^\d[\d,.]*\s+([a-z][a-z -]*[a-z])$")
+
 _SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contracts?|users?|"
                  r"holders?|plans?|tiers?|levels?|packages?)")
 
@@ -283,6 +286,9 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
         return None
     also = _phrasal(raw.attribute if fact else text)
+    if fact and (m := _COUNTED_VALUE.match(" ".join(value_text.lower().split()))) is not None:
+        # "Storage: 2,200 pallet positions": what the number counts says which attribute
+        also |= {t for t, _, _ in tokens(m.group(1))}
     if not (also & _all_words(by_type)) and not any(t in _all_words(by_type) for t, _, _ in tokens(
             raw.attribute if fact else text)):
         return None  # no word of any typed attribute: no need to look for entities

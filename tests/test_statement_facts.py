@@ -159,3 +159,42 @@ def test_without_the_second_document_nothing_is_contested(tmp_path: Path) -> Non
     assert _contradictions(wiki) == []
     statements = {c["value"] for c in _claims(wiki) if c["kind"] == "statement"}
     assert RUNBOOK_A in statements
+
+
+# -- a prose name one record states, another record's sentence states too -----------------
+def _fact(entity: str, name: str, value: str, about: str, *sentences: str,
+          system: str = "jira") -> RecordFields:
+    etype = entity.split("/", 1)[0]
+    return RecordFields(system, "i", "issue", etype, entity, (), ((name, value, about),),
+                        tuple(sentences))
+
+
+def test_a_sentence_stating_a_once_stated_name_with_its_entity_and_kind_declares_it() -> None:
+    recs = [said("product/orbis-pulse-oximeter", "Orbis Pulse Oximeter page."),
+            _fact("ticket/fs-1046", "current firmware", "4.2.1", "orbis-pulse-oximeter"),
+            said("ticket/fs-1045", "Orbis Pulse Oximeter runs firmware 4.2.0 as current release.",
+                 system="jira")]
+    ind = induce(base_schema(), recs)
+    assert ind.attributes[("product", "current firmware")].type == "text"
+    # the same sentence about another entity, or without the name's words, is no evidence
+    for other in ("Arden Ventilator runs firmware 4.2.0 as current release.",
+                  "Orbis Pulse Oximeter runs 4.2.0 as current release."):
+        recs[2] = said("ticket/fs-1045", other, system="jira")
+        recs.append(said("product/arden-ventilator", "Arden Ventilator page."))
+        assert ("product", "current firmware") not in induce(base_schema(), recs).attributes
+
+
+def test_two_tickets_disagreeing_on_a_version_are_contested_end_to_end(tmp_path: Path) -> None:
+    # (induction knows an entity's type from the records it reads: the product page states a
+    # typed value of its own)
+    docs = {"Orbis Pulse Oximeter": ("product", "Alarm tones stop after 2 minutes of silence."),
+            "Firmware Audit": ("topic", "Orbis Pulse Oximeter runs firmware 4.2.0 as current "
+                               "release."),
+            "Rollout Notes": ("topic", "The current firmware of Orbis Pulse Oximeter is 4.2.1.")}
+    wiki = tmp_path / "wiki"
+    compile_wiki(_corpus(tmp_path, docs), wiki, today="2026-11-21")
+    got = {(c["attribute"], c["value"], c["status"]) for c in _claims(wiki)
+           if c["subject"] == "product/orbis-pulse-oximeter" and c["kind"] == "fact"}
+    assert got == {("current firmware", "4.2.0", "contested"),
+                   ("current firmware", "4.2.1", "contested")}
+    assert [f.code for f in _contradictions(wiki)] == ["open-contradiction"]

@@ -44,7 +44,7 @@ from decimal import Decimal
 from typing import Any
 
 from .index import Vocabulary, vocabulary
-from .induce_statements import induce_statements
+from .induce_statements import induce_statements, statement_support
 from .keys import attr_key, type_key, value_key
 from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
 from ..text import _LEGAL_SUFFIXES
@@ -758,6 +758,12 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
             stated[name][about or r.entity.split("/", 1)[-1]].add(key)
             together[rid].setdefault(name, set()).add(key)
     same = _same_facts(seen, kinds, types, stated, together, vocab)
+    # a name one record states, another record's sentence states as well (its words, its
+    # entity, a value of its kind): two records state it
+    once = {n: set(r) for n, r in seen.items() if len(r) < MIN_PHRASE_RECORDS and n not in same
+            and len(n.split()) >= 2}
+    for name, rids in statement_support(records, once, kinds, stated).items():
+        seen[name] = seen[name] | rids
     for name in sorted(seen):
         if name in same:
             continue  # a second name of another phrase: declared as that one's phrase

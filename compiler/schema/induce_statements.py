@@ -274,8 +274,69 @@ def _home(members: list[_Said]) -> str:
                key=used).entity
 
 
-def statement_texts(claims: Iterable[dict[str, Any]]) -> list[str]:
-    """The sentences of an extraction's statements that hold one typed value (what
-    ``induce_statements`` reads), sorted."""
-    return sorted({c["value"] for c in claims
-                   if c.get("kind") == "statement" and statement_value(str(c.get("value", "")))})
+# a value of one recognisable shape: a version (4.2.1) or a clock time or range (06:30-20:30)
+_SHAPED = re.compile(r"(?<![\w.:])(?:v?\d+(?:\.\d+){2,3}|\d{1,2}:\d{2}(?:\s?[-–]\s?\d{1,2}:\d{2})?)"
+                     r"(?![\w:]|\.\d)")
+
+
+def shaped_value(text: str) -> str | None:
+    """The one version or clock time a sentence holds (None: none, or several)."""
+    if _UNASSERTED.search(text):
+        return None
+    found = {m.group() for m in _SHAPED.finditer(text)}
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _kind_of_sentence(text: str) -> tuple[str, str | None] | None:
+    """The value kind (and duration unit) of the one typed value a sentence holds, in the
+    terms of phrase induction (``prose_kind``)."""
+    if (v := shaped_value(text)) is not None:
+        return ("code", None) if statement_value(text) is None else None
+    got = statement_value(text)
+    if got is None:
+        return None
+    kind, unit, _ = got
+    return (kind, unit + "s") if kind == "duration" else (kind, None)
+
+
+def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]],
+                      kinds: dict[str, Counter[tuple[str, str | None]]],
+                      stated: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
+    """Prose names only one record states as a fact ("The current firmware of Orbis Pulse
+    Oximeter is 4.2.1"), that another record's sentence states too without the phrase
+    shape ("Orbis Pulse Oximeter runs firmware 4.2.0 as current release"): every content
+    word of the name, the entity it is stated of, and one value of its kind. {name: the
+    records whose sentences state it}; phrase induction counts them as stating it."""
+    from ..slug import slugify
+
+    wanted = {}
+    for name, rids in once.items():
+        words = frozenset(content_words(name))
+        kind = max(sorted(kinds[name].items(), key=lambda kv: str(kv[0])), key=lambda kv: kv[1])[0]
+        if words and kind[0] != "text":
+            wanted[name] = (words, kind, set(stated[name]))
+    out: dict[str, set[str]] = defaultdict(set)
+    if not wanted:
+        return out
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for text in r.statements:
+            kind = _kind_of_sentence(text)
+            if kind is None:
+                continue
+            words = frozenset(content_words(text))
+            slug = f"-{slugify(text)}-"
+            for name, (need, nkind, abouts) in wanted.items():
+                if rid in once[name] or nkind[0] != kind[0] or not need <= words:
+                    continue
+                if nkind[0] == "duration" and nkind[1] != kind[1]:
+                    continue
+                if any(f"-{a}-" in slug for a in abouts):
+                    out[name].add(rid)
+    return out
+
+
+def statement_rows(claims: Iterable[dict[str, Any]]) -> list[str]:
+    """The sentences of an extraction's statements that hold one typed or shaped value."""
+    return sorted({str(c["value"]) for c in claims if c.get("kind") == "statement"
+                   and _kind_of_sentence(str(c.get("value", ""))) is not None})

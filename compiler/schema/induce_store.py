@@ -20,10 +20,10 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 
 from .induce import RecordFields, prose_fact
-from .induce_statements import statement_texts
+from .induce_statements import statement_rows
 
-_VERSION = "5"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
-# 5: statements holding one typed value
+_VERSION = "6"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
+# 5: statements holding one typed value; 6: or one version or clock time
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "bucket INTEGER NOT NULL, row_json TEXT NOT NULL)")
 _INDEX = "CREATE INDEX IF NOT EXISTS induce_fields_bucket ON induce_fields (bucket, key)"
@@ -41,7 +41,7 @@ def _row(entity_id: str, record_json: str, extraction_json: str) -> tuple[int, s
     claims = json.loads(extraction_json).get("claims") or ()
     facts = sorted({(*prose_fact(c["attribute"], c.get("subject_phrase")), c["value"])
                     for c in claims if c.get("kind") == "fact" and not c.get("mapped")})
-    statements = statement_texts(claims)
+    statements = statement_rows(claims)
     if not fields and not facts and not statements:
         return None
     return _bucket(entity_id or ""), json.dumps(

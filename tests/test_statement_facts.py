@@ -198,3 +198,44 @@ def test_two_tickets_disagreeing_on_a_version_are_contested_end_to_end(tmp_path:
     assert got == {("current firmware", "4.2.0", "contested"),
                    ("current firmware", "4.2.1", "contested")}
     assert [f.code for f in _contradictions(wiki)] == ["open-contradiction"]
+
+
+# -- a declared attribute narrowed by a compound modifier (compiler/schema/narrow.py) -------
+def test_a_compound_modifier_before_a_declared_attribute_names_a_narrower_one() -> None:
+    from compiler.schema.narrow import narrowed_names
+
+    assert narrowed_names("the On-site response time for Gold customers is 24 hours",
+                          "response time") == ["on-site response time"]
+    assert narrowed_names("a 30-day return window", "return window") == []
+    assert narrowed_names("the response time for Gold customers", "response time") == []
+    rec = RecordFields("zendesk", "i", "ticket", "ticket", "ticket/1", (), (), (),
+                       (("on-site response time", "response time"),))
+    ind = induce(base_schema(), [rec])
+    spec = ind.attributes[("policy", "on-site response time")]
+    base = base_schema().types["policy"].attributes["response time"]
+    assert (spec.type, spec.unit, spec.qualifiers) == (base.type, base.unit, base.qualifiers)
+
+
+def test_sources_saying_on_site_response_time_meet_under_that_name(tmp_path: Path) -> None:
+    # a policy's list under the heading "On-site response time" and a help-desk page saying
+    # "the on-site response time for Enterprise customers": one narrower fact, decided by
+    # authority, and a plain "response time" (a first reply) stays apart
+    corpus = _corpus(tmp_path, {
+        "Field Service Policy": ("policy", "## On-site response time\n\n- Enterprise "
+                                 "customers: 8 hours\n\nThe response time for Enterprise "
+                                 "customers is 1 hour."),
+        "Help Desk Notes": ("topic", "According to the Field Service Policy, the on-site "
+                            "response time for Enterprise customers is 24 hours.")})
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    got = sorted((c["attribute"], c["normalized"], c["source_key"].rsplit("/", 1)[-1].lower())
+                 for c in _claims(wiki) if c["subject"] == "policy/field-service-policy"
+                 and c["kind"] == "fact")
+    assert got == [("on-site response time", "24 hours", "help desk notes"),
+                   ("on-site response time", "8 hours", "field service policy"),
+                   ("response time", "1 hour", "field service policy")]
+    on_site = [c for c in _claims(wiki) if c["attribute"] == "on-site response time"]
+    # one source, one rank: the two values of the narrower fact are contested with each
+    # other, and the plain response time is not drawn in
+    assert {c["status"] for c in on_site} == {"contested"}
+    assert [f.code for f in _contradictions(wiki)] == ["open-contradiction"]

@@ -32,6 +32,7 @@ from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
 from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
                                         content_words, statement_value, value_clause)
+from ..schema.narrow import NARROW_MARK, narrowed
 from .prose import _values
 
 # a question or a hypothesis states nothing (as in offline.py)
@@ -84,6 +85,8 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
             shaped = spec.type == "text" and spec.induced  # a version, a clock time (induce.py)
             if (spec.type not in _LOOSE_TYPES and not shaped) or spec.cardinality != "single":
                 continue
+            if spec.induced and spec.description == NARROW_MARK:
+                continue  # reached by renaming its wider attribute only (_narrowed)
             if spec.induced and spec.description == STATEMENT_MARK:
                 words = frozenset(w for text in spec.phrases for w in content_words(text))
                 by_type.setdefault(type_key(tname), []).append(
@@ -134,8 +137,31 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
             raw = ((_segment_item(raw, body, schema) if segments and body else None)
                    or (_loose(raw, own_type, schema, by_type, segments, named, stated)
                        if by_type else None) or raw)
-        out.append(raw)
+        out.append(_narrowed(raw, schema, body))
     return out
+
+
+def _narrowed(raw: RawClaim, schema: Schema, body: str) -> RawClaim:
+    """A mapped fact whose sentence (or the heading above its list item) names its attribute
+    led by a compound modifier the schema induced a narrower attribute for states that one
+    (compiler/schema/narrow.py)."""
+    if raw.kind != "fact" or not raw.mapped:
+        return raw
+    texts = [t for t in (_sentence_of(raw), raw.quote) if "-" in t]
+    # the heading names the attribute of a list item that does not name it itself ("- Gold:
+    # 8 hours"); a sentence saying "the response time" under it says which one it means
+    said = raw.attribute.lower() in f"{_sentence_of(raw)} {raw.quote}".lower()
+    if raw.span is not None and body and not said:
+        heading = None
+        for line in body[:raw.span[0]].splitlines():
+            if (h := _HEADING.match(line)) is not None:
+                heading = h["h"]
+        if heading and "-" in heading:
+            texts.append(heading)
+    if not texts:
+        return raw
+    name = narrowed(schema.types, raw.subject_type, raw.attribute, texts)
+    return raw if name is None else raw.model_copy(update={"attribute": name})
 
 
 def _sentence_of(raw: RawClaim) -> str:

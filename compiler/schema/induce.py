@@ -45,6 +45,7 @@ from typing import Any
 
 from .index import Vocabulary, vocabulary
 from .induce_statements import induce_statements, statement_support
+from .narrow import induce_narrowed
 from .keys import attr_key, type_key, value_key
 from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
 from ..text import _LEGAL_SUFFIXES
@@ -306,6 +307,8 @@ class RecordFields:
     facts: tuple[tuple[str, str, str], ...] = ()
     # statements holding one typed value (induce_statements.py): sentences as written
     statements: tuple[str, ...] = ()
+    # (narrower name, declared attribute) mapped facts state (narrow.py)
+    narrowed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -404,6 +407,7 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
         _induce_value_maps(group, vocab, out)
     _induce_phrases(records, vocab, out)
     induce_statements(records, vocab, out)
+    induce_narrowed(records, vocab, out)
     return out
 
 

@@ -14,7 +14,15 @@ lets a sentence meet those:
   entity (or is about the record's own), holds one value of a typed attribute's type, and
   shares a content word with exactly one such attribute of that entity's type (its name or a
   phrase: "Returns from Gold customers are accepted up to 60 days" and ``return window``;
-  "Singapore Hub holds up to 8,900 pallets" and ``pallet capacity``) states that attribute.
+  "Singapore Hub holds up to 8,900 pallets" and ``pallet capacity``) states that attribute;
+  an unmapped fact whose value counts something ("Storage: 2,200 pallet positions") states
+  the attribute the counted words name; a sentence sharing as many words with an attribute
+  induced from several documents' sentences (``induce_statements.py``), with a value of its
+  unit, states it, on the attribute's home when it names no entity (only when no attribute
+  a name or phrase declares fits);
+* **narrower names**: a mapped fact whose sentence (or, for a list item, heading) leads its
+  attribute's name with a compound modifier induction declared a narrower attribute for
+  ("on-site response time", ``compiler/schema/narrow.py``) states that one.
 
 Pure: a function of the raw claims, the record's type and the merged schema, so an incremental
 compile and a clean rebuild (which relink every record when induction changes) agree.

@@ -20,8 +20,11 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 
 from .induce import RecordFields, prose_fact
+from .induce_statements import statement_rows
+from .narrow import narrowed_rows
 
-_VERSION = "4"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket
+_VERSION = "7"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
+# 5: statements holding one typed value; 6: or one version or clock time; 7: narrowed names
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "bucket INTEGER NOT NULL, row_json TEXT NOT NULL)")
 _INDEX = "CREATE INDEX IF NOT EXISTS induce_fields_bucket ON induce_fields (bucket, key)"
@@ -36,14 +39,16 @@ def _bucket(entity_id: str) -> int:
 def _row(entity_id: str, record_json: str, extraction_json: str) -> tuple[int, str] | None:
     r = json.loads(record_json)
     fields = r.get("fields") or {}
+    claims = json.loads(extraction_json).get("claims") or ()
     facts = sorted({(*prose_fact(c["attribute"], c.get("subject_phrase")), c["value"])
-                    for c in (json.loads(extraction_json).get("claims") or ())
-                    if c.get("kind") == "fact" and not c.get("mapped")})
-    if not fields and not facts:
+                    for c in claims if c.get("kind") == "fact" and not c.get("mapped")})
+    statements = statement_rows(claims)
+    narrow = narrowed_rows(claims)
+    if not fields and not facts and not statements and not narrow:
         return None
     return _bucket(entity_id or ""), json.dumps(
         [r["system"], r["instance"], r["type"], r.get("entity_type") or "topic",
-         entity_id, sorted(fields.items()), facts], separators=(",", ":"))
+         entity_id, sorted(fields.items()), facts, statements, narrow], separators=(",", ":"))
 
 
 def _chunks(keys: list[str], n: int = 500) -> Iterator[list[str]]:
@@ -88,7 +93,9 @@ def inputs(db: sqlite3.Connection, sample: int) -> Iterator[RecordFields]:
     picked = db.execute("SELECT key, row_json FROM induce_fields ORDER BY bucket, key LIMIT ?",
                         (sample,)).fetchall()
     for _key, row_json in sorted(picked):
-        system, instance, rtype, etype, entity, fields, facts = json.loads(row_json)
+        system, instance, rtype, etype, entity, fields, facts, statements, narrow = \
+            json.loads(row_json)
         yield RecordFields(system, instance, rtype, etype, entity,
                            tuple((k, v) for k, v in fields),
-                           tuple((a, v, about) for a, about, v in facts))
+                           tuple((a, v, about) for a, about, v in facts), tuple(statements),
+                           tuple((n, a) for n, a in narrow))

@@ -239,3 +239,24 @@ def test_sources_saying_on_site_response_time_meet_under_that_name(tmp_path: Pat
     # other, and the plain response time is not drawn in
     assert {c["status"] for c in on_site} == {"contested"}
     assert [f.code for f in _contradictions(wiki)] == ["open-contradiction"]
+
+
+def test_a_fact_filed_on_another_documents_page_never_becomes_that_pages_summary(
+        tmp_path: Path) -> None:
+    # the company-wide fact's home is the first page by id; the other runbook's record sorts
+    # first by key, so its sentence (filed on the home page) must not speak for that page
+    corpus = tmp_path / "corpus"
+    (corpus / "handbook").mkdir(parents=True)
+    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
+        {"path": "handbook", "system": "markdown", "instance": "hb",
+         "default_acl": {"public": True}}]}))
+    own = "Replicas are promoted by the orchestrator after two failed health checks."
+    for file, title, body in (("a.md", "Zulu Incident Runbook", RUNBOOK_A),
+                              ("b.md", "Alpha Failover Runbook", f"{own}\n\n{RUNBOOK_B}")):
+        (corpus / "handbook" / file).write_text(
+            f"---\ntitle: {title}\ntype: process\n---\n\n# {title}\n\n{body}\n")
+    wiki = tmp_path / "wiki"
+    compile_wiki(corpus, wiki, today="2026-11-21")
+    assert len(_contradictions(wiki)) == 1
+    home = (wiki / "process" / "alpha-failover-runbook.md").read_text(encoding="utf-8")
+    assert f'description: "{own}"' in home

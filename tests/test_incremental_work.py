@@ -366,3 +366,33 @@ def test_records_of_an_edited_file_are_not_looked_up_one_file_at_a_time_again(
     assert report.records_extracted == 2
     assert [k.rsplit("/", 1)[1] for k in asked] == ["990001"]
     _assert_equals_clean(corpus, wiki, tmp_path)
+
+
+def test_objects_older_than_a_compile_are_spared_the_collectors_full_walks(
+        tmp_path: Path, monkeypatch) -> None:
+    """A compile allocates millions of objects, which set off full collections; each walked
+    every object of the process (modules, caches, the previous compile's leftovers). Those are
+    frozen while it runs, and thawed after; a caller's own freeze is left as it was."""
+    import gc
+
+    from compiler.compile_run import CompileRun
+
+    seen: list[int] = []
+    real = CompileRun._aggregate
+    monkeypatch.setattr(CompileRun, "_aggregate",
+                        lambda self: seen.append(gc.get_freeze_count()) or real(self))
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    older = [object() for _ in range(10)]  # noqa: F841 - objects that exist before the compile
+    assert gc.get_freeze_count() == 0
+    compile_wiki(corpus, wiki, today=TODAY)
+    assert seen and seen[-1] > 0
+    assert gc.get_freeze_count() == 0
+
+    gc.freeze()
+    try:
+        _edit_return_policy_sentence(corpus)
+        compile_wiki(corpus, wiki, today=TODAY)
+        assert gc.get_freeze_count() > 0  # still frozen: the caller thaws its own
+    finally:
+        gc.unfreeze()

@@ -372,15 +372,18 @@ def test_objects_older_than_a_compile_are_spared_the_collectors_full_walks(
         tmp_path: Path, monkeypatch) -> None:
     """A compile allocates millions of objects, which set off full collections; each walked
     every object of the process (modules, caches, the previous compile's leftovers). Those are
-    frozen while it runs, and thawed after; a caller's own freeze is left as it was."""
+    frozen while it runs, and thawed after; a caller's own freeze is left as it was. Young
+    collections are fewer meanwhile, and the process's thresholds restored after."""
     import gc
 
     from compiler.compile_run import CompileRun
 
     seen: list[int] = []
+    young: list[int] = []
     real = CompileRun._aggregate
-    monkeypatch.setattr(CompileRun, "_aggregate",
-                        lambda self: seen.append(gc.get_freeze_count()) or real(self))
+    monkeypatch.setattr(CompileRun, "_aggregate", lambda self: seen.append(
+        gc.get_freeze_count()) or young.append(gc.get_threshold()[0]) or real(self))
+    thresholds = gc.get_threshold()
     corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
     shutil.copytree(ACME, corpus)
     older = [object() for _ in range(10)]  # noqa: F841 - objects that exist before the compile
@@ -388,6 +391,8 @@ def test_objects_older_than_a_compile_are_spared_the_collectors_full_walks(
     compile_wiki(corpus, wiki, today=TODAY)
     assert seen and seen[-1] > 0
     assert gc.get_freeze_count() == 0
+    # fewer young collections while it runs (each walked the young objects still alive)
+    assert young[-1] > thresholds[0] and gc.get_threshold() == thresholds
 
     gc.freeze()
     try:

@@ -401,3 +401,40 @@ def test_objects_older_than_a_compile_are_spared_the_collectors_full_walks(
         assert gc.get_freeze_count() > 0  # still frozen: the caller thaws its own
     finally:
         gc.unfreeze()
+
+
+def test_a_page_rendered_again_as_it_was_rewrites_no_status_and_no_index_row(
+        tmp_path: Path) -> None:
+    """A page rendered again whose claims keep their statuses and whose index.md line is the
+    same writes neither again: a 1 % edit at 10k wrote ~6,000 of the state's pages per commit,
+    each row written dirtying one page of its table and one of each index."""
+    import sqlite3
+
+    corpus, wiki = tmp_path / "corpus", tmp_path / "wiki"
+    shutil.copytree(ACME, corpus)
+    compile_wiki(corpus, wiki, today=TODAY)
+    page = "policy/return-policy"
+    db = sqlite3.connect(wiki / ".folio" / "state.db", isolation_level=None)
+    try:
+        assert db.execute("SELECT count(*) FROM claims WHERE subject=? AND status='overruled'",
+                          (page,)).fetchone()[0] > 0
+        db.executescript(f"""
+            CREATE TABLE writes (what TEXT);
+            CREATE TRIGGER status_written AFTER UPDATE OF status ON claims
+              WHEN NEW.subject = '{page}' BEGIN INSERT INTO writes VALUES ('status'); END;
+            CREATE TRIGGER index_written AFTER INSERT ON page_index
+              WHEN NEW.entity_id = '{page}' BEGIN INSERT INTO writes VALUES ('index'); END;""")
+    finally:
+        db.close()
+    (wiki / "policy" / "return-policy.md").unlink()
+    (wiki / ".folio" / "pending.json").write_text(f'["{page}"]')  # dirty, inputs unchanged
+    report = compile_wiki(corpus, wiki, today=TODAY)
+    assert page in report.written
+    db = sqlite3.connect(wiki / ".folio" / "state.db")
+    try:
+        assert db.execute("SELECT what FROM writes").fetchall() == []
+    finally:
+        db.close()
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today=TODAY, full=True)
+    assert_same_wiki(wiki, clean)

@@ -121,7 +121,8 @@ def render_audience(wiki: Path, state: State, audience: str, out: Path,
         if view is None:
             continue
         markdown, summary, ordered, sources = render_page(
-            view.entity, view.claims, view.status, view.conflicts, view.backlinks)
+            view.entity, view.claims, view.status, view.conflicts, view.backlinks,
+            titles=view.titles)
         md = markdown.encode("utf-8")
         sha = sha256_hex(md)
         write(f"{eid}.md", md)

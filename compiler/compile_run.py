@@ -113,6 +113,10 @@ class CompileRun(ScanPhase, ReadPhase, SchemaPhase, LinkPhase, RenderPhase, Aggr
             for eid in decl_changed:
                 dirty.add(eid)
                 dirty |= st.mention_targets_of_subject(eid)
+            # a page whose reference points to a renamed (or gone) page shows its title (a
+            # full build renders every page with claims anyway)
+            if not full:
+                dirty |= st.referencing_subjects(sorted(decl_changed))
             del decl_changed, name_keys
 
             if not st.first_build:  # a first compile's folder was checked by guard()

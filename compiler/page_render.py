@@ -63,7 +63,10 @@ class RenderPhase(CompileSetup):
         skip = not (report.full_rebuild or report.schema_changed)
         rendered_from = st.input_digests(wave) if skip else {}
         listed = st.index_rows_of(wave)
-        names = st.entity_names({s for subs in linking.values() for s in subs})
+        # a reference shows its target's title (compiler/render.py, shown_value)
+        targets = st.reference_targets([eid for eid in wave if eid in claims])
+        names = st.entity_names({s for subs in linking.values() for s in subs}
+                                | {t for ts in targets.values() for t in ts})
         jobs: list[PageJob] = []
         for eid in wave:
             md_path, _ = self._page_paths(eid)
@@ -79,12 +82,13 @@ class RenderPhase(CompileSetup):
             backlinks = sorted(
                 ((s, names[s]) for s in linking.get(eid, ()) if s in names),
                 key=lambda kv: (kv[1].lower(), kv[0]))
+            titles = tuple((t, names[t]) for t in sorted(targets.get(eid, ())) if t in names)
             sign = signing is not None and (
                 signing.resign_all or not self.files.exists(bundle_name(eid)))
             inputs = None  # a full build has nothing to compare: the workers digest them
             if skip:
                 inputs = input_digest(entities[eid], claims[eid], backlinks,
-                                      self._synthesis.get(eid))
+                                      self._synthesis.get(eid), titles)
                 if (rendered_from.get(eid) == inputs and not sign
                         and eid not in self._restored and self.files.exists(f"{eid}.md")):
                     continue
@@ -92,7 +96,7 @@ class RenderPhase(CompileSetup):
                 self._created.add(eid)
             jobs.append(PageJob(eid, entities[eid], claims[eid], backlinks,
                                 previous.get(eid), str(md_path),
-                                self._synthesis.get(eid), sign, inputs))
+                                self._synthesis.get(eid), sign, inputs, titles))
         return listed, run(render_step, jobs, batched=True)
 
     def _store_pages(self, results: Iterable[RenderedPage],

@@ -12,8 +12,9 @@ from pydantic import BaseModel, Field
 
 from .models import Claim, ClaimStatus, Principal
 from .retrieval import Evidence, Retrieval, question_terms, retrieve, says_nothing
+from .retrieval.reading import Reading, answer_reading
 from .state import State
-from .views import group_view
+from .views import Visibility, group_view
 
 _KEEP = 0.5  # a part must score at least this share of the best one
 _MAX_GROUPS = 3
@@ -40,6 +41,9 @@ class AnswerPart(BaseModel):
     state: str = Field(description="answered | contested")
     value: str | None
     citations: list[Citation]
+    read_from: str | None = Field(None, description="the clause of the cited claim's quote the "
+                                  "value was read from, when no claim separates it "
+                                  "(compiler/retrieval/reading.py)")
 
 
 class PageRef(BaseModel):
@@ -109,8 +113,19 @@ def answer(state: State, question: str, who: Principal | None,
                     coverage=round(r.coverage, 3),
                     pages=[PageRef(page=p.page, page_title=p.title, score=round(p.score, 3))
                            for p in r.pages])
-    if not r.answerable:
-        return result
+    if r.answerable:
+        _parts(state, r, who, result)
+    if r.clauses == 1:
+        answered = [c.claim_id for p in result.parts for c in p.citations if c.status == "winner"]
+        reading = answer_reading(state, question, who, [p.page for p in r.pages], r.answerable,
+                                 answered)
+        if reading is not None:
+            result.parts = [_reading_part(reading)]
+    result.found = bool(result.parts)
+    return result
+
+
+def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer) -> None:
     useful = [e for e in r.claims if _useful(e)] or r.claims
     best = useful[0].score if useful else 0.0
     found = {e.claim.id: e.claim for e in r.claims}
@@ -126,16 +141,29 @@ def answer(state: State, question: str, who: Principal | None,
                 and _same_group(found[g[1][1]], c)] if group[0] == "attr" else []
         if (c.subject, group) not in groups and not same:
             groups.append((c.subject, group))
+    vis = Visibility(state, who)  # a reference answers with its target's title, if visible
     for subject, (kind, key) in groups[:_MAX_GROUPS * r.clauses]:
         title = r.titles.get(subject, subject)
         if kind == "claim":
             part = _statement_part(found[key], title)
         else:
-            part = _part(state, found[key], title, who)
+            part = _part(state, found[key], title, who, vis)
         if part is not None:
             result.parts.append(part)
-    result.found = bool(result.parts)
-    return result
+
+
+def _reading_part(reading: Reading) -> AnswerPart:
+    """A value read from a clause of a claim's quote, citing that claim."""
+    c = reading.claim
+    what = ", ".join(x for x in dict.fromkeys((reading.label, reading.header)) if x)
+    cite = Citation(
+        claim_id=c.id, page=c.subject, page_title=reading.page_title, attribute=c.attribute,
+        value=c.value, status="winner" if reading.status == "winner" else reading.status,
+        source=c.source.label, sha256=c.source.sha256,
+        authority=f"{c.authority.rule}, rank {c.authority.rank}", quote=c.quote)
+    return AnswerPart(page=c.subject, page_title=reading.page_title,
+                      attribute=what or "statement", state="answered", value=reading.value,
+                      citations=[cite], read_from=reading.clause)
 
 
 def _qualifiers(c: object) -> dict:
@@ -151,7 +179,8 @@ def label(c: Claim) -> str:
     return getattr(c, "label", c.attribute)
 
 
-def _part(state: State, claim: Claim, title: str, who: Principal | None) -> AnswerPart | None:
+def _part(state: State, claim: Claim, title: str, who: Principal | None,
+          vis: Visibility | None = None) -> AnswerPart | None:
     subject, attribute = claim.subject, label(claim)
     claims, status, conflicts = group_view(state, subject, claim.attribute, who)
     claims = [c for c in claims if _same_group(c, claim)]
@@ -160,9 +189,11 @@ def _part(state: State, claim: Claim, title: str, who: Principal | None) -> Answ
         return None
     reasons = {o.claim_id: o.reason for c in conflicts for o in c.overruled}
     order = {"winner": 0, "contested": 1, "overruled": 2}
+    vis = vis or Visibility(state, who)
     cites = [
         Citation(
-            claim_id=c.id, page=subject, page_title=title, attribute=attribute, value=c.value,
+            claim_id=c.id, page=subject, page_title=title, attribute=attribute,
+            value=vis.shown(c),
             status=status[c.id], source=c.source.label, sha256=c.source.sha256,
             authority=f"{c.authority.rule}, rank {c.authority.rank}", quote=c.quote,
             reason=reasons.get(c.id),

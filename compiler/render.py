@@ -107,6 +107,29 @@ def linked_value(value: str, mentions: Sequence[Mention], table: bool = False) -
     return "".join(out).strip()
 
 
+def reference_target(c: Claim) -> str | None:
+    """The page a reference claim resolved to (its typed value, linked by its mention), or
+    None: a value that names no page the reader may see (compiler/views.py drops both)."""
+    if c.kind != "reference" or c.normalized is None:
+        return None
+    return c.normalized if any(m.entity == c.normalized for m in c.mentions) else None
+
+
+def shown_value(c: Claim, titles: Mapping[str, str] | None) -> str:
+    """A claim's value as a reader sees it: a reference shows its target page's title (the
+    source often names the target only by id, "HubSpot company 9284710021"), when the reader
+    knows that page (``titles``: page id → title as the reader may see it); else as written."""
+    target = reference_target(c) if titles else None
+    return titles[target] if target is not None and target in titles else c.value  # type: ignore[index]
+
+
+def _linked_claim(c: Claim, titles: Mapping[str, str] | None, table: bool) -> str:
+    target = reference_target(c) if titles else None
+    if target is not None and target in titles:  # type: ignore[operator]
+        return wikilink(target, titles[target], table)  # type: ignore[index]
+    return linked_value(c.value, c.mentions, table)
+
+
 def _lead(claims: Iterable[Claim]) -> Claim | None:
     """The sentence a page's summary is: the first from the best-ranked source."""
     return min((c for c in claims if c.kind in ("statement", "fact") and c.span is not None),
@@ -214,9 +237,12 @@ def render_page(
     conflicts: Sequence[Conflict],
     backlinks: Sequence[tuple[str, str]],
     synthesis: Sequence[tuple[str, Sequence[str]]] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> tuple[str, str, list[Claim], list[SourceRef]]:
     """Markdown, one-line summary, the claims in page order and the sources cited.
-    ``synthesis``: optional LLM overview sentences with the ids of the claims each cites."""
+    ``synthesis``: optional LLM overview sentences with the ids of the claims each cites.
+    ``titles``: the titles of the pages its references point to, as the reader may see them
+    (:func:`shown_value`); a reference to a page not among them shows its value as written."""
     claims = sorted(claims, key=lambda c: (c.attribute, c.source.key, c.span or (-1, -1), c.id))
     sources = _sources(claims)
     # claims cite their sources by OKF footnotes keyed by a stable id (compiler/okf.py)
@@ -248,7 +274,7 @@ def render_page(
             group = facts[attribute]
             if attribute in open_attrs:
                 contested = [c for c in group if status.get(c.id) == "contested"]
-                shown = " / ".join(sorted({escape(c.value) for c in contested}))
+                shown = " / ".join(sorted({escape(shown_value(c, titles)) for c in contested}))
                 refs = ", ".join(sorted({sid[c.source.key] for c in contested}))
                 lines.append(f"| {escape(attribute)} | ⚠ contested: {shown} | {refs} | "
                              f"rank {contested[0].authority.rank} (tie) |")
@@ -265,7 +291,7 @@ def render_page(
                 authority = f"{escape(first.authority.rule)} ({first.authority.rank})"
                 fold = first.kind == "reference" and all(c.kind == "reference" for c in winners)
                 key = (refs, authority) if fold else (refs, authority, len(cells))
-                cells[key].append(linked_value(first.value, first.mentions, table=True))
+                cells[key].append(_linked_claim(first, titles, table=True))
             for (refs, authority, *_), values in cells.items():
                 lines.append(f"| {escape(attribute)} | {', '.join(values)} | {refs} | "
                              f"{authority} |")

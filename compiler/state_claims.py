@@ -101,6 +101,27 @@ class ClaimRows(StateDB):
                 previous[eid] = (sha, sc)
         return entities, claims, linking, previous
 
+    def reference_targets(self, ids: Sequence[str]) -> dict[str, set[str]]:
+        """Page → the pages its reference claims resolved to (whose titles it shows)."""
+        out: dict[str, set[str]] = {}
+        for chunk in chunks(list(ids)):
+            for subject, target in self.db.execute(
+                    "SELECT m.subject, m.entity_id FROM mentions m JOIN claims c "
+                    "ON c.id = m.claim_id WHERE c.kind = 'reference' "
+                    f"AND m.subject IN ({','.join('?' * len(chunk))})", chunk):
+                out.setdefault(subject, set()).add(target)
+        return out
+
+    def referencing_subjects(self, targets: Sequence[str]) -> set[str]:
+        """Pages whose reference claims resolved to one of ``targets`` (they show its title)."""
+        out: set[str] = set()
+        for chunk in chunks(sorted(set(targets))):
+            out.update(r[0] for r in self.db.execute(
+                "SELECT m.subject FROM mentions m JOIN claims c ON c.id = m.claim_id "
+                f"WHERE c.kind = 'reference' AND m.entity_id IN ({','.join('?' * len(chunk))})",
+                chunk))
+        return out
+
     def claims_of_subject(self, subject: str) -> list[Claim]:
         return [Claim.model_validate_json(r[0]) for r in self.db.execute(
             f"SELECT {_FULL_JSON} FROM {_WITH_RECORD} WHERE c.subject=?", (subject,))]

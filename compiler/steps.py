@@ -206,6 +206,8 @@ class PageJob(NamedTuple):
     synthesis: list[tuple[str, list[str]]] | None = None  # LLM overview: (sentence, claim ids)
     sign: bool = False  # sign even if the bytes did not change (bundle missing, full rebuild)
     inputs: str | None = None  # input_digest() of the above, when the parent computed it
+    # (page id, title) of the pages its reference claims point to: rendered as their titles
+    titles: tuple[tuple[str, str], ...] = ()
 
 
 class RenderedPage(NamedTuple):
@@ -229,15 +231,19 @@ class RenderedPage(NamedTuple):
 
 
 def input_digest(entity_json: str, claim_jsons: list[str], backlinks: list[tuple[str, str]],
-                 synthesis: list | None) -> str:
+                 synthesis: list | None, titles: tuple[tuple[str, str], ...] = ()) -> str:
     """What a page is rendered from (the policy, schema and page format are the config's:
-    a change of those renders every page): equal digests, equal page bytes."""
+    a change of those renders every page): equal digests, equal page bytes. The titles of
+    the pages its references point to are inputs too: a renamed target renders it anew."""
     h = hashlib.sha256(entity_json.encode())
     for js in sorted(claim_jsons):
         h.update(b"\0")
         h.update(js.encode())
     h.update(b"\1")
     h.update(json.dumps([backlinks, synthesis], ensure_ascii=False).encode())
+    if titles:  # a page without references keeps the digest it had
+        h.update(b"\2")
+        h.update(json.dumps(titles, ensure_ascii=False).encode())
     return h.hexdigest()
 
 
@@ -299,7 +305,8 @@ def _render_one(job: PageJob) -> tuple[RenderedPage, bytes | None]:
     stored = {c.id: js for c, js in zip(claims, job.claim_jsons)}
     status, conflicts = resolve(claims, CONTEXT["tiebreak_of"])
     markdown, summary, ordered, sources = render_page(entity, claims, status, conflicts,
-                                                      job.backlinks, job.synthesis)
+                                                      job.backlinks, job.synthesis,
+                                                      dict(job.titles))
     md_bytes = markdown.encode("utf-8")
     sha = sha256_hex(md_bytes)
     conflict_jsons = [c.model_dump_json() for c in conflicts]
@@ -318,7 +325,7 @@ def _render_one(job: PageJob) -> tuple[RenderedPage, bytes | None]:
                                digests, sha)
     name = " ".join((entity.name, *entity.aliases))
     inputs = job.inputs or input_digest(job.entity_json, job.claim_jsons, job.backlinks,
-                                        job.synthesis)
+                                        job.synthesis, job.titles)
     return RenderedPage(
         entity_id=entity.id, files=(md_bytes, sc_bytes) if changed else None, bundle=None,
         bundle_sha256=None, sha256=sha, sidecar_sha256=sc_sha,

@@ -102,10 +102,28 @@ def humanize_field(field: str) -> str:
     return collapse(_CAMEL.sub(" ", base).replace("_", " ")).lower()
 
 
+_LEAD_IN_COMMA = re.compile(r",\s")
+
+
+def _strip_unpaired(text: str) -> str:
+    """Edge brackets go unless they close a pair the phrase opened: "mini excavator (3.5 t)"
+    keeps its parenthesis, "(all tiers" loses its stray one."""
+    while text and text[-1] in ")]" and text.count("(") + text.count("[") < (
+            text.count(")") + text.count("]")):
+        text = text[:-1].rstrip(" .:;\"'")
+    while text and text[0] in "([" and text.count("(") + text.count("[") > (
+            text.count(")") + text.count("]")):
+        text = text[1:].lstrip(" .:;\"'")
+    while text and text[0] in "([" and text[-1] in ")]":
+        text = text[1:-1].strip(" .:;\"'")
+    return text
+
+
 def normalize_attribute(phrase: str) -> str:
     """Attribute from a subject phrase: lead-in clauses, determiners and edge connectors go."""
-    text = phrase.split(",")[-1]
-    text = collapse(text).lower().strip(" .:;\"'()[]")
+    # a lead-in clause ends at ", " ("In 2026, the refund window"); "10,000 lb" is one number
+    text = _LEAD_IN_COMMA.split(phrase)[-1]
+    text = _strip_unpaired(collapse(text).lower().strip(" .:;\"'"))
     if text.endswith("'s"):
         text = text[:-2]
     changed = True

@@ -11,6 +11,7 @@ this.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .directory import Directory
@@ -18,7 +19,7 @@ from .lint_report import LintReport
 from .models import ACL, Claim, ClaimStatus, Conflict, Entity, Principal
 from .policy import AuthorityPolicy
 from .registry import merge_entity
-from .render import render_page
+from .render import reference_target, render_page, shown_value
 from .resolve import resolve
 from .state import State
 from .text import name_key
@@ -31,10 +32,12 @@ class PageView:
     status: dict[str, ClaimStatus]
     conflicts: list[Conflict]
     backlinks: list[tuple[str, str]]
+    # titles of the pages its references point to, as the principal knows them
+    titles: dict[str, str] = field(default_factory=dict)
 
     def markdown(self) -> str:
         return render_page(self.entity, self.claims, self.status, self.conflicts,
-                           self.backlinks)[0]
+                           self.backlinks, titles=self.titles)[0]
 
 
 def stored_policy(state: State) -> AuthorityPolicy:
@@ -91,6 +94,7 @@ class Visibility:
     state: State
     who: Principal | None
     _seen: dict[str, tuple[Entity, list[Claim]] | None] = field(default_factory=dict)
+    _titles: dict[str, str | None] = field(default_factory=dict)
 
     def of(self, entity_id: str) -> tuple[Entity, list[Claim]] | None:
         if entity_id not in self._seen:
@@ -116,6 +120,33 @@ class Visibility:
                 update["normalized"] = None  # the typed form of a reference is the page's id
             out.append(c.model_copy(update=update))
         return out
+
+    def title(self, entity_id: str) -> str | None:
+        """A page's title as ``who`` knows it (from records ``who`` may see), None when the
+        page does not exist for ``who``."""
+        if self.who is None:  # the operator knows every page by its full name
+            if entity_id not in self._titles:
+                entity = self.state.entity(entity_id)
+                self._titles[entity_id] = entity.name if entity is not None else None
+            return self._titles[entity_id]
+        seen = self.of(entity_id)
+        return seen[0].name if seen is not None else None
+
+    def titles(self, claims: Iterable[Claim]) -> dict[str, str]:
+        """Titles of the pages these claims' references point to, those ``who`` may see."""
+        out: dict[str, str] = {}
+        for c in claims:
+            target = reference_target(c)
+            if target is not None and target not in out:
+                title = self.title(target)
+                if title is not None:
+                    out[target] = title
+        return out
+
+    def shown(self, c: Claim) -> str:
+        """The claim's value as ``who`` reads it (a reference: its target's title, when
+        ``who`` may see the target; else the value as written, an id stays an id)."""
+        return shown_value(c, self.titles([c]))
 
 
 def visible_names(state: State, subjects: set[str], who: Principal | None) -> dict[str, str]:
@@ -154,7 +185,8 @@ def page_view(
         if other is not None:
             backlinks.append((subject, other[0].name))
     backlinks.sort(key=lambda kv: (kv[1].lower(), kv[0]))
-    return PageView(entity, vis.unlinked(claims), status, conflicts, backlinks)
+    shown = vis.unlinked(claims)
+    return PageView(entity, shown, status, conflicts, backlinks, vis.titles(shown))
 
 
 def group_view(

@@ -13,8 +13,9 @@ Associations (``?associations=companies,contacts``: ``"associations": {"companie
 association carries only the other record's id, and that record lives in another file (or is
 not exported at all), so the reference names it by ``HubSpot <type> <id>`` (``HubSpot company
 9284710021``), a name every HubSpot record also goes by (an alias): the link resolves to the
-record's entity when the compile holds it, and stays the bare id, never a guessed name, when
-it does not. A relation a reference property already names (a contact's ``company``) keeps
+record's entity when the compile holds it, and pages and answers then show that page's title
+(compiler/render.py ``shown_value``: current, and only where the reader may see the page); it
+stays the bare id, never a guessed name, when the compile does not hold it. A relation a reference property already names (a contact's ``company``) keeps
 that name instead.
 
 ACL: HubSpot's object payload carries no grant list; what it carries is the record's owner

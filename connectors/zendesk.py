@@ -10,7 +10,8 @@ reports deletions that way and the API connector turns them into tombstones.
 
 The organization is a reference by its name when the name is known (the ``organizations``
 sideload, ``include=organizations``, or ``options.organization_names``), else by the name
-every organization record also goes by, ``Zendesk organization <id>``; its id is always a field.
+every organization record also goes by, ``Zendesk organization <id>`` (pages and answers show
+the organization's page title in its place when the compile holds it); its id is always a field.
 
 Organization exports (``GET /api/v2/organizations.json``, ``/organizations/{id}.json``) are read
 too: one record per organization, type ``organization``, describing an ``account`` entity. Help

@@ -2,13 +2,13 @@
 
 Each set (benchmarks/truth/<corpus>-questions.yaml over benchmarks/corpora/<corpus>) stands in
 for the independent answer benchmark of issue 21 and was written without reading Folio's
-retrieval or answer code: kestrel (K-12 ed-tech) and larkspur (card payments). So that a set
-cannot rot: its corpus compiles with no rejected input, every gold page is a page of the
-compiled wiki, every gold value is written (verbatim) in a source record of one of the
-question's gold pages (never a paraphrase the sources do not hold), a contested question's
-values come from different pages, restricted questions are asked by a principal who may not see
-their gold pages while their permitted twins are asked by one who may, and unanswerable
-questions name nothing.
+retrieval or answer code: kestrel (K-12 ed-tech), larkspur (card payments), tidewater
+(commercial solar installation and maintenance) and marlowe (construction-equipment rental). So that a set cannot rot: its corpus compiles
+with no rejected input, every gold page is a page of the compiled wiki, every gold value is
+written (verbatim) in a source record of one of the question's gold pages (never a paraphrase
+the sources do not hold), a contested question's values come from different pages, restricted
+questions are asked by a principal who may not see their gold pages while their permitted twins
+are asked by one who may, and unanswerable questions name nothing.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ class BlindSet:
 
 
 SETS = [BlindSet("kestrel", {"confluence": 11, "jira": 10, "hubspot": 7}),
-        BlindSet("larkspur", {"confluence": 10, "jira": 10, "hubspot": 7}, rivals_apart=True)]
+        BlindSet("larkspur", {"confluence": 10, "jira": 10, "hubspot": 7}, rivals_apart=True),
+        BlindSet("tidewater", {"confluence": 13, "jira": 10, "hubspot": 7}, rivals_apart=True),
+        BlindSet("marlowe", {"confluence": 13, "jira": 9, "hubspot": 7}, rivals_apart=True)]
 ANSWERABLE = [(s, q) for s in SETS for q in s.answerable]
 
 

@@ -187,7 +187,10 @@ def test_compiled_deal_links_to_its_associated_company(tmp_path: Path) -> None:
     (corpus / "hubspot" / "deals.json").write_text(json.dumps({"results": [deal]}))
     compile_wiki(corpus, tmp_path / "wiki", today=date(2026, 11, 24))
     page = (tmp_path / "wiki" / "opportunity" / "harborview-usd-assess-expansion.md").read_text()
-    assert "[[account/harborview-unified-school-district\\|HubSpot company 9284710034]]" in page
+    # shown by the company page's title, not the id the association names it by
+    assert ("[[account/harborview-unified-school-district\\|Harborview Unified School District]]"
+            in page)
+    assert "HubSpot company 9284710034" not in page.split("---", 2)[2]
     assert "HubSpot company 555" in page and "[[account/hubspot-company-555" not in page
     company = (tmp_path / "wiki" / "account" / "harborview-unified-school-district.md").read_text()
     assert "[[opportunity/harborview-usd-assess-expansion|" in company  # referenced by the deal

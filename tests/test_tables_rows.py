@@ -93,3 +93,16 @@ def test_rows_naming_entities_land_on_them_without_a_row_qualifier() -> None:
     got = {(c.subject, c.value, tuple(c.qualifiers.items()))
            for c in _link(records, HR) if c.attribute == "payment terms"}
     assert got == {("account/globex", "Net 45", ()), ("account/initech", "Net 30", ())}
+
+
+def test_row_labels_keep_grouped_numbers_and_their_parentheses() -> None:
+    # a rate card: "10,000 lb" is one number, not a lead-in clause ending at its comma, and a
+    # label's closing parenthesis belongs to it
+    table = ("<table><tr><th>Equipment</th><th>Daily</th></tr>"
+             "<tr><td>10,000 lb telehandler</td><td>$395</td></tr>"
+             "<tr><td>Mini excavator (3.5 t)</td><td>$310</td></tr></table>")
+    text = storage_to_text(table).text
+    got = {(c.attribute, c.value) for c in OfflineBackend(HR).extract(_record(text)).claims
+           if c.kind == "fact"}
+    assert got == {("daily for 10,000 lb telehandler", "$395"),
+                   ("daily for mini excavator (3.5 t)", "$310")}

@@ -32,11 +32,11 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from ..models import Claim, Principal
-from ..query import Answer, Citation, PageRef, answer as extract_answer
+from ..query import Answer, AnswerPart, Citation, PageRef, answer as extract_answer
 from ..retrieval import Retrieval, retrieve, says_nothing
 from ..settings import FolioSettings
 from ..state import State
-from ..views import group_view
+from ..views import Visibility, group_view
 
 ASK_SYSTEM = """\
 You answer one question for an enterprise knowledge base, using only a numbered list of facts.
@@ -80,6 +80,8 @@ class Fact(BaseModel):
     sha256: str
     quote: str
     reason: str | None = None
+    read_from: str | None = Field(None, description="the clause of the quote ``value`` was read "
+                                  "from, when no claim separates it (compiler/retrieval/reading.py)")
 
 
 class Sentence(BaseModel):
@@ -132,6 +134,7 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
     won, what was overruled and what is contested), in retrieval order."""
     facts: list[Fact] = []
     seen: set[str] = set()
+    vis = Visibility(state, who)  # a reference states its target's title, if visible
 
     def add(c: Claim, status: str, reason: str | None = None) -> None:
         if c.id in seen or len(facts) >= MAX_FACTS:
@@ -139,7 +142,7 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
         seen.add(c.id)
         facts.append(Fact(ref=f"c{len(facts) + 1}", claim_id=c.id, page=c.subject,
                           page_title=r.titles.get(c.subject, c.subject),
-                          attribute=getattr(c, "label", c.attribute), value=c.value,
+                          attribute=getattr(c, "label", c.attribute), value=vis.shown(c),
                           status=status,
                           source=c.source.label, sha256=c.source.sha256, quote=c.quote,
                           reason=reason))
@@ -345,13 +348,17 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     base = extract_answer(state, question, who, retrieval=r)
     result = AskAnswer(question=question, principal=who.name if who else None,
                        backend=backend, found=False, coverage=base.coverage, pages=base.pages)
-    if not r.answerable:
+    # a value read from a claim's sentence (compiler/retrieval/reading.py) is the answer alone
+    reading = next((p for p in base.parts if p.read_from), None)
+    if not r.answerable and reading is None:
         return result
-    facts = _facts(state, r, who)
+    facts = _facts(state, r, who) if reading is None else [_reading_fact(reading)]
     # the offline answer's claims first: they are what retrieval ranked best
     result.facts = facts
     dropped: Counter[str] = Counter()
-    if backend == "offline":
+    if backend == "offline" and reading is not None:
+        raw = [(_reading_sentence(facts[0]), [facts[0].claim_id])]
+    elif backend == "offline":
         raw = _extractive(base, facts)
         # a part's group may exceed the fact list: give every claim it cites a fact
         known = {f.claim_id for f in facts}
@@ -379,6 +386,19 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     result.dropped = dict(sorted(dropped.items()))
     result.found = bool(kept)
     return result
+
+
+def _reading_fact(part: AnswerPart) -> Fact:
+    """The value a part read from its claim's sentence, as the one fact of the answer."""
+    (c,) = part.citations
+    return Fact(ref="c1", claim_id=c.claim_id, page=c.page, page_title=c.page_title,
+                attribute=part.attribute, value=part.value or "", status=c.status,
+                source=c.source, sha256=c.sha256, quote=c.quote, read_from=part.read_from)
+
+
+def _reading_sentence(f: Fact) -> str:
+    what = f"{f.page_title} — {f.attribute}" if f.attribute != "statement" else f.page_title
+    return f"{what}: {f.value} (“{f.read_from}”)."
 
 
 def _fact_of(c: Citation, n: int) -> Fact:

@@ -52,6 +52,8 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "cold chilled refrigerated refrigeration fridge",
     "break pause rest",
     "dispatch ship shipping",
+    "student pupil kid child learner", "affect affected impact impacted",
+    "delete erase wipe purge", "ask request", "shipment consignment parcel",
 )
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
 # trucks are electric"): no part of what is asked

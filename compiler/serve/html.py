@@ -108,7 +108,7 @@ def _value(c: ClaimOut) -> str:
         if link.start < pos:
             continue
         out.append(inert(c.value[pos:link.start]))
-        out.append(_a(page_url(link.page), c.value[link.start:link.end]))
+        out.append(_a(page_url(link.page), link.title or c.value[link.start:link.end]))
         pos = link.end
     out.append(inert(c.value[pos:]))
     return "".join(out)

@@ -26,6 +26,7 @@ from ..provenance.answers import (
 from ..provenance.index_root import BUNDLE_SUFFIX
 from ..provenance.verify import Trust, VerifyError, read_page_statement
 from ..query import Answer, query_terms
+from ..render import reference_target
 from ..query import answer as answer_question
 from ..staging import reading
 from ..state import State
@@ -57,6 +58,8 @@ class Link(BaseModel):
     start: int
     end: int
     page: str
+    title: str | None = Field(None, description="the linked page's title, shown in place of "
+                              "the value's text for a reference (a source naming it by id)")
 
 
 class ClaimOut(BaseModel):
@@ -179,8 +182,10 @@ class Viewer:
         return sorted(refs, key=lambda r: (r.type, r.title.lower(), r.id))
 
     def claim_out(self, c: Claim, status: str) -> ClaimOut:
-        links = [Link(start=m.start, end=m.end, page=m.entity) for m in c.mentions
-                 if self.view(m.entity) is not None]
+        target = reference_target(c)
+        links = [Link(start=m.start, end=m.end, page=m.entity, title=(
+            v.entity.name if m.entity == target else None))
+                 for m in c.mentions if (v := self.view(m.entity)) is not None]
         return ClaimOut(id=c.id, attribute=c.attribute, value=c.value, kind=c.kind,
                         status=status, source=c.source.label, source_sha256=c.source.sha256,
                         authority_rule=c.authority.rule, authority_rank=c.authority.rank,

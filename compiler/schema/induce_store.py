@@ -60,31 +60,33 @@ def refresh(db: sqlite3.Connection, version: str | None, changed: Iterable[str],
             removed: Iterable[str], full: bool) -> tuple[str, bool]:
     """Bring the rows up to date with the records table; returns the version to store (the
     caller keeps it in the state's meta, ``induce_fields``) and whether any row changed (a
-    compile that changed only documents without fields need not induce again)."""
-    touched = False
+    compile whose changed records keep the rows they had, such as an edited sentence that
+    states no typed fact, need not induce again). Only rows that differ are written: most
+    edits leave a record's row as it was, and rewriting it dirtied two index pages a record."""
     if full or version != _VERSION:
         db.execute("DROP TABLE IF EXISTS induce_fields")  # an older version's columns differ
         db.execute(_TABLE)
         db.execute(_INDEX)
-        keys = None
-    else:
-        keys = sorted(set(changed) | set(removed))
-        for chunk in _chunks(keys):
-            cur = db.execute(
-                f"DELETE FROM induce_fields WHERE key IN ({','.join('?' * len(chunk))})", chunk)
-            touched |= cur.rowcount > 0
-    rows: list[tuple[str, tuple[int, str]]] = []
-    if keys is None:
         cur = db.execute("SELECT key, entity_id, record_json, extraction_json FROM records")
-        rows = [(k, row) for k, e, js, ex in cur if (row := _row(e, js, ex)) is not None]
-    else:
-        for chunk in _chunks(keys):
-            cur = db.execute("SELECT key, entity_id, record_json, extraction_json FROM records "
-                             f"WHERE key IN ({','.join('?' * len(chunk))})", chunk)
-            rows += [(k, row) for k, e, js, ex in cur if (row := _row(e, js, ex)) is not None]
+        rows = [(k, *row) for k, e, js, ex in cur if (row := _row(e, js, ex)) is not None]
+        db.executemany("INSERT INTO induce_fields (key, bucket, row_json) VALUES (?, ?, ?)", rows)
+        return _VERSION, True
+    keys = sorted(set(changed) | set(removed))
+    old: dict[str, tuple[int, str]] = {}
+    new: dict[str, tuple[int, str]] = {}
+    for chunk in _chunks(keys):
+        marks = ",".join("?" * len(chunk))
+        old.update((k, (b, js)) for k, b, js in db.execute(
+            f"SELECT key, bucket, row_json FROM induce_fields WHERE key IN ({marks})", chunk))
+        new.update((k, row) for k, e, js, ex in db.execute(
+            "SELECT key, entity_id, record_json, extraction_json FROM records "
+            f"WHERE key IN ({marks})", chunk) if (row := _row(e, js, ex)) is not None)
+    gone = [(k,) for k in old if k not in new]
+    put = [(k, b, js) for k, (b, js) in new.items() if old.get(k) != (b, js)]
+    db.executemany("DELETE FROM induce_fields WHERE key=?", gone)
     db.executemany("INSERT OR REPLACE INTO induce_fields (key, bucket, row_json) VALUES (?, ?, ?)",
-                   [(k, b, js) for k, (b, js) in rows])
-    return _VERSION, touched or bool(rows) or keys is None
+                   put)
+    return _VERSION, bool(gone or put)
 
 
 def inputs(db: sqlite3.Connection, sample: int) -> Iterator[RecordFields]:

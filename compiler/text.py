@@ -185,3 +185,29 @@ def normalize_value(value: str) -> str:
         unit = _UNIT_ALIASES.get(unit, unit)
         return f"{currency}{number}{unit}" if unit == "%" or not unit else f"{currency}{number} {unit}"
     return text
+
+
+_SUFFIXES = ("ions", "ion", "ings", "ing", "ed", "e")
+
+
+@lru_cache(maxsize=65_536)  # words repeat across sentences; pure
+def stem(word: str) -> str:
+    """A word's stem, lower case: enough to match "windows" with "window", "calibrate" with
+    "calibration", "priced" with "price", "shipping" with "ship"."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.rstrip("'")
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4 and w[:-len(suffix)].isalpha():
+            w = w[:-len(suffix)]
+            if suffix in ("ing", "ings", "ed") and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]  # "shipped" → "ship"
+            break
+    return w

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..schema.model import Attribute, Schema
+from ..text import stem
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _SKIP = frozenset({"a", "an", "the"})
@@ -22,30 +23,6 @@ _INVERT = ("for", "of", "per", "on")
 _MAX_NAME_WORDS = 4
 
 
-_SUFFIXES = ("ions", "ion", "ings", "ing", "ed", "e")
-
-
-@lru_cache(maxsize=65_536)  # words repeat across sentences; pure
-def stem(word: str) -> str:
-    """A word's stem, lower case: enough to match "windows" with "window", "calibrate" with
-    "calibration", "priced" with "price", "shipping" with "ship"."""
-    w = word.lower().replace("’", "'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    w = w.rstrip("'")
-    if len(w) > 4 and w.endswith("ies"):
-        w = w[:-3] + "y"
-    elif len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
-        w = w[:-2]
-    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suffix in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= 4 and w[:-len(suffix)].isalpha():
-            w = w[:-len(suffix)]
-            if suffix in ("ing", "ings", "ed") and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]  # "shipped" → "ship"
-            break
-    return w
 
 
 @lru_cache(maxsize=4096)  # a sentence is tokenised for attributes, qualifiers and labels

@@ -36,11 +36,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .keys import type_key
+from ..text import stem
 
 if TYPE_CHECKING:
     from .index import Vocabulary
-    from .induce import Induction, RecordFields
+    from .induction import Induction, RecordFields
 
 MIN_SHARED_WORDS = 3
 MIN_CLAUSE_WORDS = 2  # of them in the clause that holds the value, in both sentences
@@ -99,12 +99,6 @@ def value_clause(text: str, value: str) -> str:
     return text
 
 
-def _stem(w: str) -> str:
-    from ..extract.phrases import stem
-
-    return stem(w)
-
-
 def content_words(text: str, names: frozenset[str] = frozenset()) -> dict[str, str]:
     """stem → the word as written, of the words of ``text`` that may say which fact it
     states (no function or general word, no number, no word of an entity's name)."""
@@ -114,7 +108,7 @@ def content_words(text: str, names: frozenset[str] = frozenset()) -> dict[str, s
         low = w.lower()
         if low in _SKIP or len(low) < 3:
             continue
-        s = _stem(low)
+        s = stem(low)
         if s in _SKIP or s in names or low in names:
             continue
         out.setdefault(s, low)
@@ -158,7 +152,7 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
     entities: dict[str, str] = {}  # slug of an entity's page name → its id
     for r in records:
         entities.setdefault(r.entity.split("/", 1)[-1], r.entity)
-    names = frozenset(_stem(w) for slug in entities for w in slug.split("-") if w) | \
+    names = frozenset(stem(w) for slug in entities for w in slug.split("-") if w) | \
         frozenset(w for slug in entities for w in slug.split("-") if w)
     said: list[_Said] = []
     for r in records:
@@ -255,7 +249,7 @@ def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set
     spec["home"] = home.split("/", 1)[1]
     out.attributes[(tname, name)] = attribute_cls.model_validate(spec)
     taken.add(name)
-    from .induce import InducedPhrase
+    from .induction import InducedPhrase
 
     out.phrases.append(InducedPhrase(
         (tname,), name, kind, len(by_record),
@@ -290,7 +284,7 @@ def shaped_value(text: str) -> str | None:
 def _kind_of_sentence(text: str) -> tuple[str, str | None] | None:
     """The value kind (and duration unit) of the one typed value a sentence holds, in the
     terms of phrase induction (``prose_kind``)."""
-    if (v := shaped_value(text)) is not None:
+    if shaped_value(text) is not None:
         return ("code", None) if statement_value(text) is None else None
     got = statement_value(text)
     if got is None:

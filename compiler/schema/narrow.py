@@ -18,7 +18,7 @@ from .keys import type_key
 
 if TYPE_CHECKING:
     from .index import Vocabulary
-    from .induce import Induction, RecordFields
+    from .induction import Induction, RecordFields
 
 NARROW_MARK = "induced: a declared attribute narrowed by a compound modifier"
 

@@ -8,7 +8,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .coverage import (asked_action, asked_owner, attribute_vocabulary, measures,
+from .coverage import (UNRESTRICTING, asked_action, asked_condition, asked_owner, asked_subject,
+                       attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
                        wiki_schema_groups)
@@ -238,6 +239,16 @@ _UNIT_SAME = {key(a): frozenset(key(b) for b in g.split() if b != a)
               for a in g.split()}
 
 
+_UNRESTRICTING_KEYS = frozenset(key(w) for w in UNRESTRICTING)
+# a question about what is planned ("which version is the API *slated for*") is not answered by
+# what holds now (a product's *current* version)
+_PLANNED = re.compile(r"\b(?:slated|planned|scheduled|targeted|earmarked|due|expected|"
+                      r"going\s+to|upcoming|next)\b", re.I)
+_NOW = frozenset(key(w) for w in "current currently present existing today now live".split())
+# words by which a sentence says a period ends ("runs *until* March", "*through* 2027")
+_ENDING = frozenset(key(w) for w in "end ends ended ending until till through".split())
+
+
 # words that open a phrase saying in what context a value holds ("*on* a full charge")
 _CONTEXT_OPENERS = frozenset("on with after per from under during within".split())
 
@@ -280,6 +291,11 @@ class AspectMatcher:
         self._measures = tuple(measures(question))
         self._scope = list(dict.fromkeys([*getattr(self, "_scope", []), *(
             key(w) for t in passive_subject(question, stopwords) for w in tokens(t))]))
+        self._subject = tuple(dict.fromkeys(
+            key(w) for t in asked_subject(question, stopwords) for w in tokens(t)))
+        self._condition = tuple(dict.fromkeys(
+            key(w) for t in asked_condition(question, stopwords) for w in tokens(t)))
+        self._planned = bool(_PLANNED.search(question))
 
     def _excluded(self, claim: Claim, page: _PageDoc | None) -> bool:
         """The claim is scoped to what the question excludes: its page's name, attribute,
@@ -392,6 +408,14 @@ class AspectMatcher:
             return False
         asked = stems(getattr(self, "_question_text", ""), True)
         head, own = row[-1], set(row[:-1])
+        # a row naming one kind of someone ("… for national account *executive*") does not
+        # answer a question about another kind the question names ("branch *managers*")
+        words = re.findall(r"[a-z]+", attribute.split(" for ", 1)[1])
+        subject = getattr(self, "_subject", ())
+        if words and names_an_agent(words[-1]) and subject and not set(row) & set(asked) and \
+                names_an_agent(" ".join(subject)) and not any(
+                    SYNONYMS.get(t, frozenset()) & set(row) for t in subject):
+            return True
         for i, t in enumerate(asked):
             if t == head and i > 0:
                 mod = asked[i - 1]
@@ -399,6 +423,38 @@ class AspectMatcher:
                         and not own & set(asked)):
                     return True
         return False
+
+    def _off_subject(self, page: _PageDoc, entity: set[str], covered) -> bool:
+        """The subject of the question's verb ("how much PTO do *part-time employees* get") is
+        not the claim's: its head noun is neither in the claim nor on its page while the wiki
+        uses it elsewhere, or a word modifying it ("*part-time*") is in neither, wherever the
+        wiki uses it: the page speaks of another kind of that subject (its full-time staff)."""
+        subject = [t for t in getattr(self, "_subject", ()) if t not in entity]
+        if not subject:
+            return False
+        if self._off_page(subject[-1:], page, covered):
+            return True
+        return any(t.isalpha() and t not in _KIND_KEYS and t not in _UNRESTRICTING_KEYS
+                   and not covered(t) and not any(
+                       _tf(c, t) for c in (page.title, page.attribute, page.value, page.text))
+                   for t in subject[:-1])
+
+    def _off_condition(self, claim: Claim, page: _PageDoc, entity: set[str], covered,
+                       weight: dict[str, float]) -> bool:
+        """The condition the question puts on what it asks ("a fee *if a customer returns a
+        machine late*") is mostly neither in the claim nor on its page (its words the wiki uses
+        elsewhere, by weight): the claim answers another case."""
+        words = [t for t in getattr(self, "_condition", ()) if t not in entity and t.isalpha()]
+        df_of = getattr(self, "_df_of", None)
+        if df_of is None or not words:
+            return False
+        used = [t for t in words if df_of("page", t) or df_of("record", t)]
+        if not used:
+            return False
+        said = share(used, lambda t: 1.0 if covered(t) or any(
+            _tf(c, t) for c in (page.title, page.attribute, page.value, page.text)) else 0.0,
+            lambda t: weight.get(t, 1.0))
+        return said < 0.5
 
     def _other_measure(self, claim: Claim) -> bool:
         """The question measures what it asks about ("a *60 ft* boom") and the claim's
@@ -534,6 +590,18 @@ class AspectMatcher:
             return None  # "what mileage rate per mile", "charge per gallon": the claim's unit
         if not statement and self._other_row(claim, covered):
             return None  # "branch managers" are not the row of account managers
+        if page is not None and self._off_subject(page, entity, covered):
+            return None  # "how much PTO do part-time employees get" is not all staff's PTO
+        if page is not None and self._off_condition(claim, page, entity, covered, weight):
+            return None  # "a fee if a customer returns late" is not a restocking fee
+        if getattr(self, "_planned", False) and not statement and \
+                set(stems(attribute_text(claim))) & _NOW:
+            return None  # "which version is the API slated for" is not the current version
+        if statement and getattr(self, "_events", set()):
+            said = set(stems(claim.value))
+            named_events = events_in(list(said)) | ({"end"} if said & _ENDING else set())
+            if not named_events or other_event(self._events, named_events):
+                return None  # "when does the contract expire" is not the date of an accident
         if self._other_measure(claim):
             return None  # "the weekly rate on a 60 ft boom" is not the 45 ft boom's
         if dated and other_event(

@@ -41,14 +41,19 @@ _DATE = re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b(january|february|march|april|may
                    r"thursday|friday|saturday|sunday)\b", re.I)
 _PERCENT = re.compile(r"\d\s*%|\bpercent", re.I)
 _RANGE = re.compile(r"\d\s*(?:\S{0,3}\s*)(?:to|-|–|and)\s*-?\s*\d", re.I)
+# what a fee, price, cost or rate is: an amount of money, a share or a count per unit, never a
+# span of time ("30 days after the trip" is no fee, "120 days" no commission rate)
+_AMOUNT = re.compile(r"[$€£¥]\s*\d|\d\s*%|\bpercent|\d[\d,.]*\b(?!\s*(?:business\s+|calendar\s+|"
+                     r"working\s+)?(?:second|minute|min|hour|hr|day|week|month|year)s?\b)", re.I)
 # "time" is a duration ("lead time") or a time of day ("what time is the last dispatch")
 _TIME = re.compile(_DURATION.pattern + r"|\d{1,2}:\d\d", re.I)
 for _words, _shape in (("period duration length term window days hours months years "
                         "weeks minutes", _DURATION),
                        ("time", _TIME),
                        # "how *big* is the deal", "how *large* is the fleet": a quantity
-                       ("number amount count total figure quantity size value price cost "
-                        "fee rate level big large", _NUMBER),
+                       ("number amount count total figure quantity size value level big "
+                        "large", _NUMBER),
+                       ("price cost fee rate", _AMOUNT),
                        ("date deadline", _DATE),
                        ("percentage percent share proportion", _PERCENT),
                        ("range", _RANGE)):
@@ -64,6 +69,7 @@ _TYPED: dict[int, frozenset[str]] = {
     id(_NUMBER): frozenset({"number", "money", "percent", "duration"}),
     id(_DATE): frozenset({"date", "datetime"}),
     id(_PERCENT): frozenset({"percent"}),
+    id(_AMOUNT): frozenset({"number", "money", "percent"}),
 }
 
 
@@ -206,7 +212,7 @@ _SCOPE_PREPOSITIONS = frozenset("for of on at in".split())
 _DETERMINERS = frozenset("the a an our its their your this that these those".split())
 # words that say which kind is meant without naming another thing ("a *normal* KYC check on a
 # *new* merchant"): sources rarely repeat them beside the value, so as scope they only cost answers
-_UNRESTRICTING = frozenset("new normal standard typical regular usual ordinary existing current "
+UNRESTRICTING = _UNRESTRICTING = frozenset("new normal standard typical regular usual ordinary existing current "
                            "any each every all some given particular single".split())
 
 
@@ -253,6 +259,64 @@ def passive_subject(question: str, stopwords: frozenset[str]) -> list[str]:
         return []
     words = [w.lower().removesuffix("'s") for w in _WORD.findall(m.group("s"))]
     return [w for w in words if w not in stopwords and w not in _DETERMINERS]
+
+
+# "how much PTO do *part-time employees* get", "which version is *the export API* slated for",
+# "when does *the lease* expire": the subject of the question's verb, when what is asked is its
+# object or its date. Its words restrict what is asked like a scope does: the PTO of all staff,
+# the version of the product or the date of an accident on the lessee's page does not answer.
+_AUX = r"(?:do|does|did|will|would|can|could|should|must|is|are|was|were)"
+_SUBJECT_FRAMES = (
+    # a head phrase between the question word and the auxiliary ("how much *PTO* do …")
+    re.compile(r"\b(?:how\s+(?:much|many)|what|which)\s+(?!" + _AUX + r"\b)(?:[\w'-]+\s+){1,4}?"
+               + _AUX + r"\s+(?P<s>[^?.,;!]+)", re.I),
+    re.compile(r"\b(?:when|where)\s+" + _AUX + r"\s+(?P<s>[^?.,;!]+)", re.I),
+)
+# verbs a subject may be followed by before a preposition ("does the plan *allow* per class")
+_VERBS = frozenset("""allow allows permit permits require requires support supports ship ships
+    start starts begin begins end ends expire expires renew renews close closes open opens arrive
+    arrives leave leaves stay stays cost costs pay pays charge charges earn earns receive receives
+    accrue accrues qualify qualifies count counts happen happens expire expires""".split())
+_CONDITION = re.compile(r"\b(?:if|whenever|once)\s+(?P<c>[^?;!]+)", re.I)
+_PARTICIPLE = re.compile(r"[a-z]{3,}ed$", re.I)
+
+
+def asked_subject(question: str, stopwords: frozenset[str]) -> list[str]:
+    """The content words of the subject of the question's verb ("how much PTO do *part-time
+    employees* get" → ["part-time", "employees"]), its verb left out; [] when the subject is a
+    pronoun ("what do *we* charge") or the question has no such frame."""
+    for pattern in _SUBJECT_FRAMES:
+        m = pattern.search(question)
+        if not m:
+            continue
+        words: list[str] = []
+        ended = False
+        for w in _WORD.findall(m.group("s")):
+            lw = w.lower()
+            if not words and lw in _DETERMINERS:
+                continue
+            if not words and lw in _PRONOUNS:
+                return []
+            if lw in _PREPOSITIONS or re.fullmatch(_ENDS, lw) or (
+                    words and _PARTICIPLE.match(lw)):
+                ended = True
+                break
+            words.append(w)
+        if len(words) > 1 and (not ended or words[-1].lower() in _VERBS):
+            words = words[:-1]  # "when does the lease *expire*": the verb
+        return [x for x in (w.lower().removesuffix("'s") for w in words[:6]) if x not in stopwords]
+    return []
+
+
+def asked_condition(question: str, stopwords: frozenset[str]) -> list[str]:
+    """The content words of a condition the question puts on what it asks ("is there a fee
+    *if a customer returns a machine late*"): [] when it has none."""
+    m = _CONDITION.search(question)
+    if not m or not re.search(r"\w", question[:m.start()]):
+        return []
+    return [w for w in (x.lower().removesuffix("'s") for x in _WORD.findall(m.group("c")))
+            if w not in stopwords and w not in _DETERMINERS and w not in _PRONOUNS
+            and w.strip("-")]
 
 
 # "the overtime cap *outside peak season*", "every region *except the EU*": what the asked

@@ -273,10 +273,11 @@ _SUBJECT_FRAMES = (
     re.compile(r"\b(?:when|where)\s+" + _AUX + r"\s+(?P<s>[^?.,;!]+)", re.I),
 )
 # verbs a subject may be followed by before a preposition ("does the plan *allow* per class")
-_VERBS = frozenset("""allow allows permit permits require requires support supports ship ships
+_VERBS = frozenset("""allow allows permit permits require requires ship ships
     start starts begin begins end ends expire expires renew renews close closes open opens arrive
-    arrives leave leaves stay stays cost costs pay pays charge charges earn earns receive receives
-    accrue accrues qualify qualifies count counts happen happens expire expires""".split())
+    arrives leave leaves stay stays cost costs pay pays charge charges earn earns
+    accrue accrues qualify qualifies count counts happen happens get gets have has receive
+    receives""".split())
 _CONDITION = re.compile(r"\b(?:if|whenever|once)\s+(?P<c>[^?;!]+)", re.I)
 _PARTICIPLE = re.compile(r"[a-z]{3,}ed$", re.I)
 
@@ -284,28 +285,62 @@ _PARTICIPLE = re.compile(r"[a-z]{3,}ed$", re.I)
 def asked_subject(question: str, stopwords: frozenset[str]) -> list[str]:
     """The content words of the subject of the question's verb ("how much PTO do *part-time
     employees* get" → ["part-time", "employees"]), its verb left out; [] when the subject is a
-    pronoun ("what do *we* charge") or the question has no such frame."""
+    pronoun ("what do *we* charge"), the question has no such frame, or its verb is not one
+    known to end such a subject ("can Standard customers *reach* support": which word is the
+    verb is not known, so nothing is restricted)."""
     for pattern in _SUBJECT_FRAMES:
         m = pattern.search(question)
         if not m:
             continue
+        toks = _WORD.findall(m.group("s"))
         words: list[str] = []
-        ended = False
-        for w in _WORD.findall(m.group("s")):
+        stop = ""
+        for i, w in enumerate(toks):
             lw = w.lower()
             if not words and lw in _DETERMINERS:
                 continue
             if not words and lw in _PRONOUNS:
                 return []
-            if lw in _PREPOSITIONS or re.fullmatch(_ENDS, lw) or (
-                    words and _PARTICIPLE.match(lw)):
-                ended = True
+            # (a first word is the subject's own, "do *store* managers get")
+            if lw in _PREPOSITIONS or lw in _DETERMINERS or (words and (
+                    re.fullmatch(_ENDS, lw) or _PARTICIPLE.match(lw))):
+                stop = lw
+                rest = [t.lower() for t in toks[i + 1:]]
                 break
             words.append(w)
-        if len(words) > 1 and (not ended or words[-1].lower() in _VERBS):
-            words = words[:-1]  # "when does the lease *expire*": the verb
+        else:
+            rest = []
+        if not words:
+            return []
+        if _is_verb(words[-1]) and len(words) > 1:
+            words = words[:-1]  # "when does the lease *expire*", "… allow per class": the verb
+        elif stop in _PREPOSITIONS or stop in _DETERMINERS or not stop:
+            # "does Granite Peak's contract *with us* expire": the verb comes after a phrase
+            if not (rest and _is_verb(rest[-1])):
+                return []
+        elif not (_is_verb(stop) or _PARTICIPLE.match(stop)):
+            return []  # "is kept back *when* …": no subject known
+        if len(words) > 1 and any(w[:1].isupper() for w in words[:-1]) and not any(
+                w.lower().endswith("'s") for w in words):
+            # "the *Rotterdam warehouse*": a named thing, its last word the kind it is (a page
+            # may call it a hub); "*Granite Peak's* contract" is a thing of the named one
+            words = words[:-1]
         return [x for x in (w.lower().removesuffix("'s") for w in words[:6]) if x not in stopwords]
     return []
+
+
+def _is_verb(word: str) -> bool:
+    """A word known to be a verb that ends a question's subject ("get", "expire", "applies")."""
+    lw = word.lower()
+    return lw in _VERBS or (lw not in _PREPOSITIONS and lw not in _DETERMINERS
+                            and lw not in _PRONOUNS and lw not in _OTHER_ENDS
+                            and bool(re.fullmatch(_ENDS, lw)))
+
+
+# the words of _ENDS that are no verbs
+_OTHER_ENDS = frozenset("a an the of for in at on to from with by per under between when if that "
+                        "and or we i you they it our your their its outside except excluding "
+                        "apart aside".split())
 
 
 def asked_condition(question: str, stopwords: frozenset[str]) -> list[str]:

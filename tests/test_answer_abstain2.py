@@ -72,25 +72,37 @@ type: policy
 
 Bonuses are paid out 60 days after the year closes.
 """,
-    "crumb.md": """---
-title: Crumb & Co Bakeries
+    "crumbwell.md": """---
+title: Crumbwell Hearth Bakeries
 type: account
 ---
 
-# Crumb & Co Bakeries
+# Crumbwell Hearth Bakeries
 
-Crumb & Co Bakeries runs twelve bakeries in Leeds.
+Crumbwell Hearth Bakeries runs twelve bakeries in Leeds.
+
+The Crumbwell Hearth deck oven rental in Leeds was reviewed on 2026-09-30.
 
 Account manager: Priya Natt
 """,
+    "crumbwell-deal.md": """---
+title: Crumbwell Hearth - Second Oven Line
+type: opportunity
+---
+
+# Crumbwell Hearth - Second Oven Line
+
+Amount: EUR 48,000
+Stage: Negotiation
+""",
     "incident.md": """---
-title: Oven fire at Crumb & Co Leeds
+title: Deck oven fire in Leeds
 type: ticket
 ---
 
-# Oven fire at Crumb & Co Leeds
+# Deck oven fire in Leeds
 
-A Crumb & Co Bakeries deck oven overheated in the Leeds bakery on 2026-10-14.
+A Crumbwell Hearth Bakeries deck oven overheated in the Leeds bakery on 2026-10-14.
 """,
     "returns.md": """---
 title: Equipment Return Policy
@@ -117,7 +129,7 @@ def test_subject_and_condition_are_read_from_the_question() -> None:
     assert asked_subject("Which OvenLink version is the recipe sync feature slated for?",
                          STOP) == ["recipe", "sync", "feature"]
     assert asked_subject("What do we charge for cleaning?", STOP) == []  # a pronoun
-    assert asked_condition("Is there a charge if a bakery keeps an oven past the lease end?",
+    assert asked_condition("Is there a fee if a bakery keeps an oven past the lease end?",
                            STOP) == ["bakery", "keeps", "oven", "past", "lease", "end"]
     assert asked_condition("What is the cleaning charge?", STOP) == []
 
@@ -126,13 +138,14 @@ def test_subject_and_condition_are_read_from_the_question() -> None:
     # the subject's modifier names another kind than the policy's (salaried staff)
     "How much leave do seasonal staff get?",
     # a condition no claim covers: the claims deadline shares only "later"/"ends"
-    "Is there a charge if a bakery keeps an oven late, past the lease end?",
+    "Is there a fee if a bakery keeps an oven late, past the lease end?",
     # a planned version is not the current one
     "Which OvenLink version is the recipe sync feature slated for?",
     # another role than the bonus table's row
     "What bonus rate do store managers get?",
-    # the date of a fire is not when a contract expires
-    "When does Crumb & Co's contract with us expire?",
+    # the date of a fire, or of a signature, is not when a contract expires
+    "When does Crumbwell Hearth's contract with us expire?",
+    "When does the Crumbwell Hearth deck oven rental in Leeds expire?",
 ])
 def test_near_misses_in_prose_are_not_answered(state, question: str) -> None:
     abstains(state, question)
@@ -145,7 +158,8 @@ def test_near_misses_in_prose_are_not_answered(state, question: str) -> None:
     ("What bonus rate do regional directors get?", "3%"),
     ("What is the cleaning charge for a returned oven?", "EUR 80"),
     ("When must mileage claims be filed?", "45 days"),
-    ("When did the deck oven overheat at Crumb & Co?", "2026-10-14"),
+    ("When did the deck oven overheat at Crumbwell Hearth?", "2026-10-14"),
+    ("When was the Crumbwell Hearth oven rental reviewed?", "2026-09-30"),
 ])
 def test_the_same_pages_answer_what_they_hold(state, question: str, value: str) -> None:
     answers(state, question, value)

@@ -16,7 +16,7 @@ from .coverage import (UNRESTRICTING, asked_action, asked_condition, asked_owner
 from .candidates import _schema_page
 from ..models import Claim
 from ..schema.keys import attr_key
-from .answer_types import (_CLOCK, _MONEY, AGENT_TYPES, _shaped)
+from .answer_types import (_CLOCK, _MONEY, _TYPES, AGENT_TYPES, _shaped, answer_type)
 from .scoring import (MIN_ASPECT, MIN_ASPECT_STATEMENT, PAGE_CONTEXT, _Attribute,
                       _attribute_counter, _PageDoc, _tf, attribute_text)
 from .text import (_KIND_KEYS, ATTRIBUTE_SYNONYMS, STOPWORDS, SYNONYM_WEIGHT, SYNONYMS, key,
@@ -296,6 +296,10 @@ class AspectMatcher:
         self._condition = tuple(dict.fromkeys(
             key(w) for t in asked_condition(question, stopwords) for w in tokens(t)))
         self._planned = bool(_PLANNED.search(question))
+        # the record events a "when" asks the date of, kept for the prose reading
+        # (compiler/retrieval/reading.py) that follows the retrieval
+        self._when_events = (events_in([key(w) for w in tokens(question)])
+                             if answer_type(question) is _TYPES[3][1] else set())
 
     def _excluded(self, claim: Claim, page: _PageDoc | None) -> bool:
         """The claim is scoped to what the question excludes: its page's name, attribute,
@@ -381,6 +385,8 @@ class AspectMatcher:
         words = set(stems(text)) | set(stems(title))
         if self._negated and len(self._negated & words) * 2 > len(self._negated):
             return True
+        if self._other_event_said(set(stems(text))):
+            return True  # "when does the rental expire" is not the date it was reviewed
         if any(t not in words and not (_UNIT_SAME.get(t, frozenset()) & words)
                for t in self._per):
             return True
@@ -423,6 +429,15 @@ class AspectMatcher:
                         and not own & set(asked)):
                     return True
         return False
+
+    def _other_event_said(self, said: set[str]) -> bool:
+        """A sentence read for the date of the event a "when" asks ("expire", "fixed") that
+        names no such event, or only another one ("reported", "tipped over on …")."""
+        asked = getattr(self, "_events", set()) or getattr(self, "_when_events", set())
+        if not asked:
+            return False
+        named = events_in(list(said)) | ({"end"} if said & _ENDING else set())
+        return not named or other_event(asked, named)
 
     def _off_subject(self, page: _PageDoc, entity: set[str], covered) -> bool:
         """The subject of the question's verb ("how much PTO do *part-time employees* get") is
@@ -597,11 +612,8 @@ class AspectMatcher:
         if getattr(self, "_planned", False) and not statement and \
                 set(stems(attribute_text(claim))) & _NOW:
             return None  # "which version is the API slated for" is not the current version
-        if statement and getattr(self, "_events", set()):
-            said = set(stems(claim.value))
-            named_events = events_in(list(said)) | ({"end"} if said & _ENDING else set())
-            if not named_events or other_event(self._events, named_events):
-                return None  # "when does the contract expire" is not the date of an accident
+        if statement and self._other_event_said(set(stems(claim.value))):
+            return None  # "when does the contract expire" is not the date of an accident
         if self._other_measure(claim):
             return None  # "the weekly rate on a 60 ft boom" is not the 45 ft boom's
         if dated and other_event(

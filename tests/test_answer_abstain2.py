@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.retrieval import FRAME_WORDS, STOPWORDS
-from compiler.retrieval.coverage import asked_condition, asked_subject
+from compiler.retrieval.coverage import KIND_WORDS, asked_condition, asked_subject
 from answer_corpus import abstains, answers, markdown_state
 
 STOP = STOPWORDS | FRAME_WORDS
@@ -58,6 +58,8 @@ OvenLink is the remote monitoring service for our leased ovens.
 
 Current version: OvenLink 4.2
 Temperature alerts are sent by text message.
+
+Each replacement OvenLink sensor costs EUR 35.
 """,
     "bonus.md": """---
 title: Sales Bonus Plan
@@ -134,6 +136,15 @@ def test_subject_and_condition_are_read_from_the_question() -> None:
     assert asked_condition("What is the cleaning charge?", STOP) == []
 
 
+def test_a_fee_or_rate_is_an_amount_not_a_span_of_time() -> None:
+    for word in ("fee", "rate", "price", "cost"):
+        shape = KIND_WORDS[word]
+        assert not shape.search("no later than 45 days after the visit ends"), word
+        assert not shape.search("120 days"), word
+        for amount in ("EUR 80", "3% of leased value", "EUR 3 per day", "$1,200"):
+            assert shape.search(amount), (word, amount)
+
+
 @pytest.mark.parametrize("question", [
     # the subject's modifier names another kind than the policy's (salaried staff)
     "How much leave do seasonal staff get?",
@@ -146,6 +157,8 @@ def test_subject_and_condition_are_read_from_the_question() -> None:
     # the date of a fire, or of a signature, is not when a contract expires
     "When does Crumbwell Hearth's contract with us expire?",
     "When does the Crumbwell Hearth deck oven rental in Leeds expire?",
+    # a sentence holding an amount says no fee unless it says one
+    "What is the fee for a late claim?",
 ])
 def test_near_misses_in_prose_are_not_answered(state, question: str) -> None:
     abstains(state, question)
@@ -157,6 +170,7 @@ def test_near_misses_in_prose_are_not_answered(state, question: str) -> None:
     ("Which OvenLink version is current?", "OvenLink 4.2"),
     ("What bonus rate do regional directors get?", "3%"),
     ("What is the cleaning charge for a returned oven?", "EUR 80"),
+    ("What is the price of a replacement OvenLink sensor?", "EUR 35"),
     ("When must mileage claims be filed?", "45 days"),
     ("When did the deck oven overheat at Crumbwell Hearth?", "2026-10-14"),
     ("When was the Crumbwell Hearth oven rental reviewed?", "2026-09-30"),

@@ -240,6 +240,8 @@ _UNIT_SAME = {key(a): frozenset(key(b) for b in g.split() if b != a)
 
 
 _UNRESTRICTING_KEYS = frozenset(key(w) for w in UNRESTRICTING)
+# the words naming an amount asked for; a sentence must say one of them (or a synonym)
+_AMOUNT_KEYS = frozenset(key(w) for w in "price cost fee rate charge".split())
 # a question about what is planned ("which version is the API *slated for*") is not answered by
 # what holds now (a product's *current* version)
 _PLANNED = re.compile(r"\b(?:slated|planned|scheduled|targeted|earmarked|due|expected|"
@@ -581,6 +583,13 @@ class AspectMatcher:
         # that is covered is the modifier (a word naming a kind of value, "number", "hours",
         # is covered by a value of that shape or type)
         if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
+            return None
+        if statement and noun and not (set(noun) & entity) and all(
+                t in _AMOUNT_KEYS for t in noun) and not any(
+                fields[0][t] or fields[0][a] for t in noun for a in SYNONYMS.get(t, ())) \
+                and not (page is not None and any(page.title[t] for t in noun)):
+            # "what is the *fee* for a late claim": a sentence with an amount in it ("claims
+            # above EUR 500 need sign-off") says a fee only when it says one (fee, charge, cost)
             return None
         if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
             return None

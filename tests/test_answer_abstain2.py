@@ -116,6 +116,8 @@ type: policy
 Returned ovens are cleaned and inspected at the depot.
 
 Cleaning charge: EUR 80 per oven
+
+Cleaning charges of EUR 80 are sometimes billed to bakeries late.
 """,
 }
 
@@ -159,6 +161,8 @@ def test_a_fee_or_rate_is_an_amount_not_a_span_of_time() -> None:
     "When does the Crumbwell Hearth deck oven rental in Leeds expire?",
     # a sentence holding an amount says no fee unless it says one
     "What is the fee for a late claim?",
+    # a sentence that leaves a word of the asked phrase out ("payment") speaks of another thing
+    "What is the late payment fee for bakeries?",
 ])
 def test_near_misses_in_prose_are_not_answered(state, question: str) -> None:
     abstains(state, question)

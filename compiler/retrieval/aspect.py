@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .coverage import (UNRESTRICTING, asked_action, asked_condition, asked_owner, asked_subject,
+from .coverage import (UNRESTRICTING, asked_action, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
@@ -240,6 +240,7 @@ _UNIT_SAME = {key(a): frozenset(key(b) for b in g.split() if b != a)
 
 
 _UNRESTRICTING_KEYS = frozenset(key(w) for w in UNRESTRICTING)
+_GENERIC_KEYS = frozenset(key(w) for w in GENERIC_HEADS)
 # the words naming an amount asked for; a sentence must say one of them (or a synonym)
 _AMOUNT_KEYS = frozenset(key(w) for w in "price cost fee rate charge".split())
 # a question about what is planned ("which version is the API *slated for*") is not answered by
@@ -579,6 +580,14 @@ class AspectMatcher:
         nouns = [t for t in asked if t not in _KIND_KEYS] or asked
         if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns):
             return None
+        if statement and len(nouns) > 1 and not keyword_query(
+                getattr(self, "_question_text", "")) and not all(
+                covered(t) > 0 or t in _UNRESTRICTING_KEYS or t in _GENERIC_KEYS or (
+                    page is not None and page.title[t]) for t in nouns):
+            # a sentence answers the asked phrase whole: "the *late payment* fee" is not a
+            # sentence on charges reaching customers late (an attribute's name may say it in
+            # other words; a sentence that leaves a word of it out speaks of something else)
+            return None
         # … and its head noun itself: half of "oven temperature" is not enough when the half
         # that is covered is the modifier (a word naming a kind of value, "number", "hours",
         # is covered by a value of that shape or type)
@@ -669,7 +678,7 @@ class AspectMatcher:
             if any(n in whole and n not in clause and not _tf(page.title if page else Counter(), n)
                    and not fields[1][n] for n in getattr(self, "_names_asked", ())):
                 return None
-        if page is not None and not statement and self._off_scope_of(
+        if page is not None and self._off_scope_of(
                 claim, page, entity, covered):
             return None
         # a sentence of prose shares words with many questions by chance: it answers only

@@ -73,6 +73,28 @@ Status: To Do
 
 Fjordline Yachts asked for a bulk order portal to reorder deck fittings.
 """,
+    "renewal.md": """---
+title: Fjordline Yachts - 2028 Fleet Renewal
+type: opportunity
+---
+
+# Fjordline Yachts - 2028 Fleet Renewal
+
+Amount: 96000
+Account: [[Fjordline Yachts]]
+Contact: [[CRM contact 4411]]
+""",
+    "astrid.md": """---
+title: Astrid Berg
+type: contact
+aliases: [CRM contact 4411]
+---
+
+# Astrid Berg
+
+Job title: Head of Procurement
+Account: [[Fjordline Yachts]]
+""",
 }
 
 
@@ -130,3 +152,13 @@ def test_fronted_customer_then_their_contract_end(state):
     values = _cited_values(state, question)
     assert any("Fjordline Yachts" in v for v in values), values
     assert "2027-02-28" in values and "2028-06-30" not in values, values
+
+
+def test_who_answered_by_a_link_whose_value_is_only_a_label_of_a_contact(state):
+    # the deal links its contact by a CRM label ("CRM contact 4411"), which is no name: the
+    # link to a contact's page names someone all the same, and "their" is that contact
+    question = "Who is the buyer-side contact on the Fjordline fleet renewal, and what's their title?"
+    r = retrieve(state, question, None)
+    assert r.answerable and r.clauses == 2 and not r.unanswered, r.unanswered
+    text = ask(state, question, None, "offline").text()
+    assert "Astrid Berg" in text and "Head of Procurement" in text, text

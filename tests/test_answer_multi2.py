@@ -13,7 +13,7 @@ import pytest
 
 from compiler.answers.ask import ask
 from compiler.retrieval import retrieve
-from compiler.retrieval.clauses import fronted, split_question
+from compiler.retrieval.clauses import elided_topic, fronted, split_question
 from answer_corpus import markdown_state
 
 PAGES = {
@@ -95,6 +95,27 @@ aliases: [CRM contact 4411]
 Job title: Head of Procurement
 Account: [[Fjordline Yachts]]
 """,
+    "crane-outage.md": """---
+title: "Postmortem: Dock Crane Outage"
+type: topic
+---
+
+# Postmortem: Dock Crane Outage
+
+Incident lead: Kari Nyland
+
+On 3 March 2026 the dock crane at the Bergen yard stopped for four hours because its hydraulic pump had seized.
+""",
+    "sup-72.md": """---
+title: SUP-72
+type: ticket
+---
+
+# SUP-72
+
+Summary: Alert rule paged the wrong rota
+Root cause: a misconfigured alert rule in the paging tool.
+""",
 }
 
 
@@ -162,3 +183,15 @@ def test_who_answered_by_a_link_whose_value_is_only_a_label_of_a_contact(state):
     assert r.answerable and r.clauses == 2 and not r.unanswered, r.unanswered
     text = ask(state, question, None, "offline").text()
     assert "Astrid Berg" in text and "Head of Procurement" in text, text
+
+
+def test_a_later_clause_that_names_nothing_asks_of_what_the_earlier_one_ends_with(state):
+    assert elided_topic("Who was the incident lead for the March dock crane outage") == \
+        "the March dock crane outage"
+    question = ("Who was the incident lead for the March dock crane outage, and what was the "
+                "cause?")
+    r = retrieve(state, question, None)
+    assert r.answerable and not r.unanswered, r.unanswered
+    text = ask(state, question, None, "offline").text()
+    assert "Kari Nyland" in text and "hydraulic" in text, text
+    assert "misconfigured" not in text, text  # another ticket's root cause is no answer

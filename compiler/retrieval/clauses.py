@@ -82,6 +82,19 @@ def fronted(question: str) -> list[str] | None:
     return [asked, *split_question(", and ".join(said))] if said else [asked]
 
 
+# the noun phrase a clause ends with ("which branch first noticed *the September outage*")
+_LAST_PHRASE = re.compile(r"\b(?:the|a|an|this|that|our|its|their)\s+(?:[\w'&-]+\s+){0,5}?"
+                          r"[\w'&-]+\s*[?.!]?\s*$", re.I)
+
+
+def elided_topic(clause: str) -> str:
+    """What an earlier clause is about, for a later one that leaves it out ("…, and what was
+    the underlying cause?" of the outage the first clause names): the noun phrase it ends
+    with, or ""."""
+    m = _LAST_PHRASE.search(clause)
+    return m.group(0).strip(" ?.!") if m else ""
+
+
 _ASKS = re.compile(r"\s*(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|"
                    r"did|can|could|will|would|should|has|have|may|must)\b", re.I)
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|before|in case|suppose|assuming|say)\b", re.I)

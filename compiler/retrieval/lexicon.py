@@ -55,7 +55,7 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "dispatch ship shipping",
     "student pupil kid child learner", "affect affected impact impacted",
     "delete erase wipe purge", "ask request", "shipment consignment parcel",
-    "carrier haulier haulage hauler",
+    "carrier haulier haulage hauler", "cause because reason",
 )
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
 # trucks are electric"): no part of what is asked

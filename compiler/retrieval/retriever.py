@@ -19,7 +19,7 @@ from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_na
                      _noun_keys)
 from .acronyms import spell_out
 from .candidates import CandidateIndex, _schema_page
-from .clauses import _ANAPHOR, _interleave, fronted, split_question
+from .clauses import _ANAPHOR, _interleave, elided_topic, fronted, split_question
 from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
                       MIN_COVERAGE, NEAR_MISS, PAGE_CONTEXT, PAGE_FIELDS, PAGE_IN_CLAIM,
                       _bm25, _PageDoc, _tf, idf)
@@ -126,7 +126,16 @@ class Retriever(CandidateIndex, AspectMatcher):
                 subs.append(sub if sub is not None else self._retrieve_clause(p, k_pages,
                                                                               k_claims))
                 continue
-            subs.append(self._retrieve_clause(p, k_pages, k_claims))
+            sub = self._retrieve_clause(p, k_pages, k_claims)
+            topic = elided_topic(parts[len(subs) - 1]) if subs else ""
+            if topic and not self._alias_pages(p):
+                # "Which branch first noticed the outage, and what was the underlying
+                # cause?": a clause that names nothing asks of what the clause before it ends
+                # with (not of another ticket's root cause)
+                of_topic = self._retrieve_clause(f"{p} of {topic}", k_pages, k_claims)
+                if of_topic.answerable:
+                    sub = of_topic
+            subs.append(sub)
         merged = Retrieval(question=question, terms=list(dict.fromkeys(
             t for r in subs for t in r.terms)), titles=self.titles)
         for r in subs:

@@ -116,6 +116,17 @@ type: ticket
 Summary: Alert rule paged the wrong rota
 Root cause: a misconfigured alert rule in the paging tool.
 """,
+    "hullscan.md": """---
+title: Hullscan
+type: product
+---
+
+# Hullscan
+
+Offline mode default sync interval: 30 minutes
+
+Offline mode ships with Hullscan 2.0 in Q4 2027.
+""",
 }
 
 
@@ -195,3 +206,9 @@ def test_a_later_clause_that_names_nothing_asks_of_what_the_earlier_one_ends_wit
     text = ask(state, question, None, "offline").text()
     assert "Kari Nyland" in text and "hydraulic" in text, text
     assert "misconfigured" not in text, text  # another ticket's root cause is no answer
+
+
+def test_when_is_answered_by_a_quarter_of_a_year(state):
+    # "Q4 2027" is a date a "when" asks; the interval beside it is a duration, no launch date
+    text = ask(state, "When is Hullscan offline mode supposed to launch?", None, "offline").text()
+    assert "Q4 2027" in text and "30 minutes" not in text, text

@@ -149,7 +149,13 @@ def _commit(wiki: Path, settings: FolioSettings, filed: list) -> tuple[list[str]
     from ..answer_pages import FILED_DIR, FiledAnswerError, answers_home, write_filed
     from ..atomic import write_atomic
     from ..build import CompileError
+    from ..store.cli import _REMOTES
     from .filing import refresh_pages
+
+    if wiki in _REMOTES:
+        err.print("[red]error:[/red] answers are filed into a local wiki, not a published one "
+                  "(file them where the wiki is compiled, then publish it)")
+        raise typer.Exit(1)
 
     names = [f.page.split("/", 1)[1] + ".json" for f in filed]
     paths = [folder / n for folder in (answers_home(wiki), wiki / FILED_DIR) for n in names]
@@ -180,8 +186,12 @@ def _state(wiki: Path):  # noqa: ANN202 - State, imported lazily
         raise typer.Exit(1) from exc
 
 
-answers_app = typer.Typer(help="Answers filed back into the wiki as pages of type answer.",
-                          no_args_is_help=True)
+answers_app = typer.Typer(
+    help="Answers filed back into the wiki as pages of type answer (`folio ask … --save`). "
+    "They are inputs kept beside the corpus (<corpus>/.folio-answers/), so every compile, "
+    "clean rebuilds included, renders them; a page goes stale when a claim it cites changed or "
+    "a title or value it shows reads otherwise now (folio lint lists it).",
+    no_args_is_help=True)
 
 
 @answers_app.command("save")

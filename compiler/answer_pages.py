@@ -301,13 +301,23 @@ def render_answer(filed: FiledAnswer, stale: Sequence[str]) -> tuple[bytes, byte
 
 def answer_statement(filed: FiledAnswer, page_path: str, page_bytes: bytes,
                      build: BuildContext) -> bytes:
-    """The page's DBOM: its dependencies are the cited claims, each by its digest."""
+    """The page's DBOM: its dependencies are the cited claims, each by its digest, and the
+    source records they came from, each by its sha256."""
     deps = [{
         "name": f"claim/{c.claim_id}", "uri": f"folio:claim/{c.claim_id}",
         "digest": {"sha256": c.claim_digest},
         "annotations": {"key": c.source_key, "version": c.source_version, "system": c.system,
                         "authority": c.rule, "rank": c.rank, "acl_digest": c.acl.digest},
     } for c in sorted(filed.citations, key=lambda c: c.claim_id)]
+    # … and the records they came from, as a page's DBOM names its records: `folio verify
+    # --sources` compares these with the corpus (a claim id is no record it could find)
+    records = {c.source_key: c for c in filed.citations}
+    deps += [{
+        "name": key, "uri": f"folio:{key}@{c.source_version}",
+        "digest": {"sha256": c.source_sha256},
+        "annotations": {"key": key, "version": c.source_version, "system": c.system,
+                        "authority": c.rule, "rank": c.rank, "acl_digest": c.acl.digest},
+    } for key, c in sorted(records.items())]
     entries = [{
         "id": c.claim_id, "digest": {"sha256": c.claim_digest}, "attribute": c.attribute,
         "kind": c.kind, "status": c.status, "rule": c.rule, "rank": c.rank,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from connectors.loader import current_sources
 from compiler.answer_pages import answers_home, load_filed, staleness
 from compiler.build import compile_wiki, wiki_state
 from compiler.provenance.verify import trust_from, verify_wiki
@@ -103,7 +104,8 @@ def test_an_answer_page_shows_no_title_its_reader_may_not_read(tmp_path: Path,
     res = runner.invoke(app, ["show", PAGE, "--wiki", str(wiki), "--as", "bob"])
     assert res.exit_code == 1 and "Orchid Learning" not in res.stdout
     # bob's own answer shows the id: his to read, and the operator's
-    _ask(runner, wiki, "--save", "--as", "bob")
+    res = runner.invoke(app, ["ask", Q, "--wiki", str(wiki), "--save", "--as", "bob"])
+    assert res.exit_code == 0 and f"[[{PAGE}]] was filed by alice" in flat(res.output)
     res = runner.invoke(app, ["show", PAGE, "--wiki", str(wiki), "--as", "bob"])
     assert res.exit_code == 0 and "HubSpot company 500" in res.stdout
     assert "Orchid Learning" not in res.stdout
@@ -181,3 +183,22 @@ def test_a_broken_filed_answer_is_named(tmp_path: Path, runner: CliRunner) -> No
     res = runner.invoke(app, ["compile", str(corpus), "--out", str(wiki)])
     assert res.exit_code == 1 and f"{bad}: not a filed answer" in flat(res.output)
     assert "stale: false" in _page(wiki)  # the wiki as it was
+
+
+def test_verify_sources_calls_an_answer_page_stale_only_when_its_records_changed(
+        acme_copy: Path, tmp_path: Path, runner: CliRunner) -> None:
+    """`folio verify --sources` compares a page's DBOM records with the corpus: an answer
+    page's DBOM names its cited records beside its claims, so a current answer is not stale
+    (a claim id is no record of the corpus) and one whose record changed is."""
+    wiki = tmp_path / "wiki"
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    _ask(runner, wiki, "--save", q="What is the return window for Enterprise customers?")
+    page = "answer/what-is-the-return-window-for-enterprise-customers.md"
+    res = runner.invoke(app, ["verify", "--wiki", str(wiki), "--sources", str(acme_copy)])
+    assert res.exit_code == 0, res.output
+    conf = acme_copy / "confluence" / "pol.json"
+    conf.write_text(conf.read_text().replace("60 days", "45 days"))
+    report = verify_wiki(wiki, trust_from(FolioSettings()),
+                         sources=current_sources(acme_copy))
+    stale = {s.page: {c.key for c in s.sources} for s in report.stale}
+    assert stale[page] == {"acme/confluence/acme.atlassian.net/page/33001"}

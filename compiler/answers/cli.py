@@ -158,6 +158,7 @@ def _commit(wiki: Path, settings: FolioSettings, filed: list) -> tuple[list[str]
         raise typer.Exit(1)
 
     names = [f.page.split("/", 1)[1] + ".json" for f in filed]
+    _say_replaced(wiki, filed)
     paths = [folder / n for folder in (answers_home(wiki), wiki / FILED_DIR) for n in names]
     saved = {p: p.read_bytes() if p.exists() else None for p in dict.fromkeys(paths)}
     try:
@@ -174,6 +175,23 @@ def _commit(wiki: Path, settings: FolioSettings, filed: list) -> tuple[list[str]
                   f"{escape(', '.join(f.page for f in filed))} as before)",
                   highlight=False, soft_wrap=True)
         raise typer.Exit(1) from exc
+
+
+def _say_replaced(wiki: Path, filed: list) -> None:
+    """A question filed again replaces its page (one page per question): say whose answer it
+    replaces when someone else asked it, as its reader scope may change with the asker."""
+    from ..answer_pages import FiledAnswerError, load_filed
+
+    try:
+        before = {f.page: f for f in load_filed(wiki)}
+    except FiledAnswerError:
+        return
+    for f in filed:
+        old = before.get(f.page)
+        if old is not None and old.principal != f.principal:
+            err.print(f"note: [[{f.page}]] was filed by {old.principal} at "
+                      f"{old.answered_at.isoformat()}; it is replaced by {f.principal}'s answer",
+                      highlight=False, markup=False, soft_wrap=True)
 
 
 def _state(wiki: Path):  # noqa: ANN202 - State, imported lazily

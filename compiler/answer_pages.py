@@ -78,6 +78,16 @@ class FiledCitation(_Model):
     # citing page, yet the answer would show the old name (None: filed before they were kept)
     shown: str | None = None
     page_title: str | None = None
+    qualifiers: dict[str, str] | None = None  # which claim of its attribute (Enterprise's)
+    label: str | None = None  # the attribute as shown: "return window (Enterprise)"
+
+    @property
+    def what(self) -> str:
+        return self.label or self.attribute
+
+    @property
+    def display(self) -> str:
+        return self.value if self.shown is None else self.shown
 
 
 class FiledSentence(_Model):
@@ -157,7 +167,8 @@ def file_answer(wiki: Path, state: State, result, record_id: str | None,  # noqa
             source_key=claim.source.key, source_version=claim.source.version,
             source_sha256=claim.source.sha256, system=claim.source.system,
             rule=claim.authority.rule, rank=claim.authority.rank, acl=claim.acl,
-            shown=shown, page_title=title))
+            shown=shown, page_title=title, qualifiers=dict(claim.qualifiers),
+            label=claim.label))
     filed = FiledAnswer(
         page=answer_page_id(result.question), question=result.question,
         principal=result.principal or "operator", backend=result.backend,
@@ -216,23 +227,24 @@ def staleness(state: State, filed: FiledAnswer) -> list[str]:
         hit = now.get(c.claim_id)
         if hit is None:
             same = [g for g, _ in state.claims_of_group(c.page, c.attribute)
-                    if g.source.key == c.source_key]
+                    if g.source.key == c.source_key
+                    and (c.qualifiers is None or dict(g.qualifiers) == c.qualifiers)]
             if not same:
-                reasons.append(f"{c.attribute} ({c.value}) on {c.page} was retracted")
+                reasons.append(f"{c.what} ({c.display}) on {c.page} was retracted")
             elif any(g.value == c.value for g in same):
-                reasons.append(f"{c.attribute} ({c.value}) on {c.page} is now stated by "
-                               f"{same[0].source.label}")
+                reasons.append(f"{c.what} ({c.display}) on {c.page}: its record changed since "
+                               f"(now {same[0].source.label}), the value is the same")
             else:
-                reasons.append(f"{c.attribute} on {c.page} changed from {c.value} to "
-                               f"{same[0].value}")
+                reasons.append(f"{c.what} on {c.page} changed from {c.display} to "
+                               f"{vis.shown(same[0])}")
             continue
         if claim_digest(hit[0]) != c.claim_digest:
-            reasons.append(f"{c.attribute} on {c.page} changed")
+            reasons.append(f"{c.what} on {c.page} changed")
         elif hit[1] != c.status:
-            reasons.append(f"{c.attribute} ({c.value}) on {c.page} is now {hit[1]}")
+            reasons.append(f"{c.what} ({c.display}) on {c.page} is now {hit[1]}")
         shown, title = _reads(vis, hit[0])
         if c.shown is not None and shown != c.shown:
-            reasons.append(f"{c.attribute} on {c.page} now reads {shown} (was {c.shown})")
+            reasons.append(f"{c.what} on {c.page} now reads {shown} (was {c.shown})")
         if c.page_title is not None and title != c.page_title:
             reasons.append(f"{c.page} is now titled {title} (was {c.page_title})")
     return list(dict.fromkeys(reasons))
@@ -280,7 +292,7 @@ def render_answer(filed: FiledAnswer, stale: Sequence[str]) -> tuple[bytes, byte
               "|---|---|---|---|---|---|"]
     for c in filed.citations:
         lines.append(f"| {refs[c.claim_id]} | {wikilink(c.page, '', table=True)} | "
-                     f"{escape(c.attribute)} | {escape(c.value if c.shown is None else c.shown)}"
+                     f"{escape(c.what)} | {escape(c.display)}"
                      f" | {c.status} | "
                      f"`{escape(c.source_key)}@{escape(c.source_version)}` "
                      f"{okf.footnote(ids[c.source_key])} |")

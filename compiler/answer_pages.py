@@ -184,7 +184,8 @@ def file_answer(wiki: Path, state: State, result, record_id: str | None,  # noqa
 def write_filed(wiki: Path, filed: FiledAnswer, corpus: Path | None = None) -> Path:
     home = answers_home(wiki, corpus)
     path = home / (filed.page.split("/", 1)[1] + ".json")
-    if filed.record_id and _RECORD_ID.fullmatch(filed.record_id):  # its signed answer record travels with it (folio audit, any rebuild)
+    # its signed answer record travels with it (folio audit on any rebuild)
+    if filed.record_id and _RECORD_ID.fullmatch(filed.record_id):
         record = wiki / RECORDS_DIR / f"{filed.record_id}.json"
         if record.exists():
             write_atomic(home / "records" / record.name, record.read_bytes(), durable=True)

@@ -183,6 +183,12 @@ def test_a_broken_filed_answer_is_named(tmp_path: Path, runner: CliRunner) -> No
     res = runner.invoke(app, ["compile", str(corpus), "--out", str(wiki)])
     assert res.exit_code == 1 and f"{bad}: not a filed answer" in flat(res.output)
     assert "stale: false" in _page(wiki)  # the wiki as it was
+    assert verify_wiki(wiki, trust_from(FolioSettings())).ok
+    bad.unlink()  # un-filed: the next compile removes its page
+    assert PAGE in compile_wiki(corpus, wiki, today=DAY).removed
+    assert not (wiki / f"{PAGE}.md").exists()
+    assert f"({PAGE}.md)" not in (wiki / "index.md").read_text()
+    assert verify_wiki(wiki, trust_from(FolioSettings())).ok
 
 
 def test_verify_sources_calls_an_answer_page_stale_only_when_its_records_changed(
@@ -202,3 +208,20 @@ def test_verify_sources_calls_an_answer_page_stale_only_when_its_records_changed
                          sources=current_sources(acme_copy))
     stale = {s.page: {c.key for c in s.sources} for s in report.stale}
     assert stale[page] == {"acme/confluence/acme.atlassian.net/page/33001"}
+
+
+def test_answers_an_older_wiki_kept_in_its_own_folder_are_kept_and_move_when_refiled(
+        tmp_path: Path, runner: CliRunner) -> None:
+    corpus, wiki = _hubspot(tmp_path)
+    _ask(runner, wiki, "--save")
+    (filed,) = answers_home(wiki).glob("*.json")
+    legacy = wiki / ".folio" / "answers" / filed.name
+    legacy.parent.mkdir(parents=True)
+    filed.rename(legacy)  # where a wiki of an older Folio kept it
+    page = _page(wiki)
+    assert PAGE not in compile_wiki(corpus, wiki, today=DAY).removed
+    assert _page(wiki) == page
+    res = runner.invoke(app, ["answers", "refresh", "--all", "--wiki", str(wiki)])
+    assert res.exit_code == 0, res.output
+    assert not legacy.exists() and (answers_home(wiki) / filed.name).exists()
+    assert [f.page for f in load_filed(wiki)] == [PAGE]

@@ -225,3 +225,20 @@ def test_answers_an_older_wiki_kept_in_its_own_folder_are_kept_and_move_when_ref
     assert res.exit_code == 0, res.output
     assert not legacy.exists() and (answers_home(wiki) / filed.name).exists()
     assert [f.page for f in load_filed(wiki)] == [PAGE]
+
+
+def test_answers_remove_unfiles_an_answer(tmp_path: Path, runner: CliRunner) -> None:
+    corpus, wiki = _hubspot(tmp_path)
+    _ask(runner, wiki, "--save")
+    res = runner.invoke(app, ["answers", "remove", "answer/nope", "--wiki", str(wiki)])
+    assert res.exit_code == 1 and "'answer/nope': no filed answer" in flat(res.output)
+    res = runner.invoke(app, ["answers", "remove", Q, "--wiki", str(wiki)])  # by its question
+    assert res.exit_code == 0, res.output
+    assert f"removed [[{PAGE}]]" in res.output
+    assert load_filed(wiki) == [] and not (wiki / f"{PAGE}.md").exists()
+    assert f"({PAGE}.md)" not in (wiki / "index.md").read_text()
+    assert f"removed `{PAGE}`" in (wiki / "log.md").read_text()
+    assert verify_wiki(wiki, trust_from(FolioSettings())).ok
+    clean = tmp_path / "clean"
+    compile_wiki(corpus, clean, today=DAY)
+    assert not (clean / f"{PAGE}.md").exists()

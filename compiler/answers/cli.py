@@ -142,10 +142,12 @@ def _filed(make):  # noqa: ANN001, ANN202 - a FiledAnswer, built by ``make``
         raise typer.Exit(1) from exc
 
 
-def _commit(wiki: Path, settings: FolioSettings, filed: list) -> tuple[list[str], list[str]]:
-    """Write these filed answers and bring their pages, index.md, log.md and the root up to
-    date; if the pages cannot be brought up to date, the filed answers are put back as they
-    were (nothing half-written: a filed answer never runs ahead of a failed refresh)."""
+def _commit(wiki: Path, settings: FolioSettings, filed: list, unfile: tuple[str, ...] = ()
+            ) -> tuple[list[str], list[str]]:
+    """Write these filed answers (and un-file the pages ``unfile``) and bring their pages,
+    index.md, log.md and the root up to date; if the pages cannot be brought up to date, the
+    filed answers are put back as they were (nothing half-written: a filed answer never runs
+    ahead of a failed refresh)."""
     from ..answer_pages import FILED_DIR, FiledAnswerError, answers_home, write_filed
     from ..atomic import write_atomic
     from ..build import CompileError
@@ -157,13 +159,17 @@ def _commit(wiki: Path, settings: FolioSettings, filed: list) -> tuple[list[str]
                   "(file them where the wiki is compiled, then publish it)")
         raise typer.Exit(1)
 
-    names = [f.page.split("/", 1)[1] + ".json" for f in filed]
+    names = [p.split("/", 1)[1] + ".json" for p in [*(f.page for f in filed), *unfile]]
     _say_replaced(wiki, filed)
     paths = [folder / n for folder in (answers_home(wiki), wiki / FILED_DIR) for n in names]
     saved = {p: p.read_bytes() if p.exists() else None for p in dict.fromkeys(paths)}
     try:
         for f in filed:
             write_filed(wiki, f)
+        for page in unfile:
+            name = page.split("/", 1)[1] + ".json"
+            for folder in (answers_home(wiki), wiki / FILED_DIR):
+                (folder / name).unlink(missing_ok=True)
         return refresh_pages(wiki, settings)
     except (CompileError, FiledAnswerError, OSError) as exc:
         for p, data in saved.items():
@@ -172,7 +178,7 @@ def _commit(wiki: Path, settings: FolioSettings, filed: list) -> tuple[list[str]
             else:
                 write_atomic(p, data, durable=True)
         err.print(f"[red]error:[/red] {escape(str(exc))}; nothing filed ("
-                  f"{escape(', '.join(f.page for f in filed))} as before)",
+                  f"{escape(', '.join([*(f.page for f in filed), *unfile]))} as before)",
                   highlight=False, soft_wrap=True)
         raise typer.Exit(1) from exc
 
@@ -349,6 +355,35 @@ def answers_refresh(
     written, removed = _commit(wiki, settings, refiled)
     out.print(f"{len(todo)} answers asked again; {len(written)} pages written, "
               f"{len(removed)} removed")
+
+
+@answers_app.command("remove")
+def answers_remove(
+    page: Annotated[str, typer.Argument(help="the answer page (answer/<slug>) or its question")],
+    wiki: WikiOpt = "wiki",
+) -> None:
+    """Un-file an answer: its filed answer is deleted (from beside the corpus) and its page,
+    sidecar and DBOM removed, index.md, log.md and the root brought up to date. Its signed
+    answer record stays (the history of what was asked; folio audit).
+
+    Exit codes: 0 removed; 1 no such filed answer, or failed (nothing changed)."""
+    from ..answer_pages import FiledAnswerError, answer_page_id, load_filed
+
+    settings = FolioSettings()
+    try:
+        filed = load_filed(wiki)
+    except FiledAnswerError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from exc
+    pages = {f.page for f in filed}
+    want = page if page in pages else answer_page_id(page)
+    if want not in pages:
+        err.print(f"[red]error:[/red] {page!r}: no filed answer of that page or question in "
+                  f"{wiki} (folio answers list)", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    _, removed = _commit(wiki, settings, [], (want,))
+    out.print(f"removed [[{want}]]" if want in removed else f"un-filed {want}",
+              highlight=False, markup=False)
 
 
 @answers_app.command("list")

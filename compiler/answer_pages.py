@@ -100,6 +100,9 @@ class FiledAnswer(_Model):
     page: str = Field(description="answer/<slug of the question>")
     question: str
     principal: str = Field(description="who asked; 'operator' without --as")
+    groups: tuple[str, ...] | None = Field(
+        None, description="the asker's groups when asked (None: the operator, or filed by an "
+        "older Folio); never widened when the answer is judged or asked again")
     backend: str
     answered_at: datetime
     record_id: str | None = Field(description="the signed answer record (folio audit)")
@@ -132,11 +135,17 @@ def filed_path(wiki: Path, page: str, corpus: Path | None = None) -> Path:
     return legacy if not home.exists() and legacy.exists() else home
 
 
-def asker(state: State, filed_principal: str | None) -> Principal | None:
-    """The principal an answer was asked as (``operator``/None: everything)."""
-    if filed_principal in (None, "operator"):
+def asker(state: State, filed: FiledAnswer) -> Principal | None:
+    """The principal an answer was asked as, now: its name's groups in the directory, never
+    more than it had when asked (``--as alice --group support`` stays narrowed when the answer
+    is judged or asked again; a group taken away since is gone). ``operator``: everything."""
+    if filed.principal == "operator":
         return None
-    return principal(state, filed_principal)
+    who = principal(state, filed.principal)
+    if who is not None and filed.groups is not None:
+        kept = set(filed.groups)
+        who = who.model_copy(update={"groups": tuple(g for g in who.groups if g in kept)})
+    return who
 
 
 def _reads(vis: Visibility, claim) -> tuple[str, str]:  # noqa: ANN001 - a Claim
@@ -172,6 +181,7 @@ def file_answer(wiki: Path, state: State, result, record_id: str | None,  # noqa
     filed = FiledAnswer(
         page=answer_page_id(result.question), question=result.question,
         principal=result.principal or "operator", backend=result.backend,
+        groups=tuple(who.groups) if who is not None else None,
         answered_at=answered_at, record_id=record_id,
         sentences=tuple(FiledSentence(text=s.text, claims=tuple(s.claims),
                                       contested=s.contested) for s in result.sentences),
@@ -222,7 +232,7 @@ def staleness(state: State, filed: FiledAnswer) -> list[str]:
     claim has the digest and status it had, and still reads, for the asker, as the page shows
     it (its value, a reference's target title, its page's title)."""
     now = state.claims_by_ids([c.claim_id for c in filed.citations])
-    vis = Visibility(state, asker(state, filed.principal))
+    vis = Visibility(state, asker(state, filed))
     reasons = []
     for c in filed.citations:
         hit = now.get(c.claim_id)
@@ -305,7 +315,7 @@ def render_answer(filed: FiledAnswer, stale: Sequence[str]) -> tuple[bytes, byte
     page = "\n".join(lines).encode("utf-8")
     sidecar = canonical_json({
         "schema": "folio.answer-page/1", "name": filed.page, "question": filed.question,
-        "principal": filed.principal,
+        "principal": filed.principal, "groups": filed.groups,
         "page_sha256": sha256_hex(page), "stale": list(stale),
         "citations": [c.model_dump(mode="json") for c in filed.citations],
     })
@@ -344,7 +354,7 @@ def answer_statement(filed: FiledAnswer, page_path: str, page_bytes: bytes,
             "buildDefinition": {
                 "buildType": ANSWER_BUILD_TYPE,
                 "externalParameters": {"page": filed.page, "question": filed.question,
-                                       "principal": filed.principal,
+                                       "principal": filed.principal, "groups": filed.groups,
                                        "record": filed.record_id or ""},
                 "internalParameters": build.internal().model_dump(mode="json"),
                 "resolvedDependencies": deps,
@@ -422,7 +432,7 @@ def readable_by(state: State, filed: FiledAnswer, who: Principal | None) -> bool
     if who.name == filed.principal:
         return True
     claims = state.claims_by_ids([c.claim_id for c in filed.citations])
-    mine, theirs = Visibility(state, who), Visibility(state, asker(state, filed.principal))
+    mine, theirs = Visibility(state, who), Visibility(state, asker(state, filed))
     return all(_reads(mine, hit[0]) == _reads(theirs, hit[0])
                for c in filed.citations if (hit := claims.get(c.claim_id)) is not None)
 
@@ -466,6 +476,7 @@ def answer_page_text(wiki: Path, state: State, page: str, who: Principal | None)
         meta = json.loads(sidecar)
         filed = FiledAnswer(
             page=page, question=meta["question"], principal=meta.get("principal", "operator"),
+            groups=meta.get("groups"),
             backend="", answered_at=datetime.fromtimestamp(0, UTC), record_id=None,
             sentences=(), citations=tuple(FiledCitation.model_validate(c)
                                           for c in meta["citations"]))

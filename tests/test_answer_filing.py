@@ -242,3 +242,28 @@ def test_answers_remove_unfiles_an_answer(tmp_path: Path, runner: CliRunner) -> 
     clean = tmp_path / "clean"
     compile_wiki(corpus, clean, today=DAY)
     assert not (clean / f"{PAGE}.md").exists()
+
+
+def test_an_answer_asked_with_narrowed_groups_stays_narrowed(acme_copy: Path, tmp_path: Path,
+                                                             runner: CliRunner) -> None:
+    """`--as bob --group staff` asks as bob without his finance group: the filed answer is
+    judged, shown and asked again as that, never as all of bob."""
+    from compiler.answer_pages import asker
+
+    wiki = tmp_path / "wiki"
+    compile_wiki(acme_copy, wiki, today=TODAY)
+    _ask(runner, wiki, "--save", "--as", "bob", "--group", "staff",
+         q="What is the return window for Enterprise customers?")
+    (filed,) = load_filed(wiki)
+    assert filed.principal == "bob" and filed.groups == ("staff",)
+    who = asker(wiki_state(wiki), filed)
+    assert who is not None and who.groups == ("staff",)
+    res = runner.invoke(app, ["answers", "refresh", "--all", "--wiki", str(wiki)])
+    assert res.exit_code == 0, res.output
+    assert load_filed(wiki)[0].groups == ("staff",)
+    # an earlier ask with narrowed groups, filed later by its id, is filed as asked
+    rid = _ask(runner, wiki, "--as", "bob", "--group", "staff",
+               q="How much is the restocking fee on returned units?")["answer_id"]
+    res = runner.invoke(app, ["answers", "save", rid, "--wiki", str(wiki)])
+    assert res.exit_code == 0, res.output
+    assert {f.groups for f in load_filed(wiki)} == {("staff",)}

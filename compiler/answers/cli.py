@@ -19,6 +19,7 @@ out = Console()
 err = Console(stderr=True)
 # the sentence-level detail of each `ask`, beside the compile state (operators' folder)
 ASKED_DIR = ".folio/asked"
+ASKED_GROUPS = "asked_groups"
 
 AsOpt = Annotated[Optional[str], typer.Option(
     "--as", help="answer as this principal (groups from the corpus directory.yaml); "
@@ -72,8 +73,11 @@ def ask_cmd(
         # the sentence-level detail beside the signed record, for `folio answers save`
         from ..atomic import write_atomic
 
+        detail = result.model_dump(mode="json")
+        # the groups it was asked with (--group narrows): `answers save` files it as that
+        detail[ASKED_GROUPS] = list(who_p.groups) if who_p is not None else None
         write_atomic(wiki / ASKED_DIR / f"{record}.json",
-                     result.model_dump_json().encode("utf-8"))
+                     json.dumps(detail, ensure_ascii=False).encode("utf-8"))
     page = _save(wiki, state, result, record, settings, who=who_p) if save else None
     if as_json:
         data = result.model_dump(mode="json")
@@ -255,8 +259,10 @@ def answers_save(
                   "`folio ask`")
         raise typer.Exit(1)
     try:
-        result = AskAnswer.model_validate_json(detail.read_bytes())
-    except ValueError as exc:
+        raw = json.loads(detail.read_bytes())
+        groups = raw.pop(ASKED_GROUPS, None)
+        result = AskAnswer.model_validate(raw)
+    except (ValueError, AttributeError) as exc:
         err.print(f"[red]error:[/red] answer {answer_id}: {detail}: not an answer's detail "
                   f"({escape(str(exc).splitlines()[0])})")
         raise typer.Exit(1) from exc
@@ -269,6 +275,8 @@ def answers_save(
         err.print(f"answer {answer_id}: no answer: nothing filed")
         raise typer.Exit(1)
     who = principal(state, result.principal)
+    if who is not None and groups is not None:  # as asked: never more groups than then
+        who = who.model_copy(update={"groups": tuple(g for g in who.groups if g in groups)})
     filed = _filed(lambda: file_answer(wiki, state, result, answer_id, report.answered_at,
                                        who, write=False))
     if (moved := _reads_otherwise(result, filed)):
@@ -314,9 +322,8 @@ def answers_refresh(
     from datetime import UTC, datetime
 
     from ..extract.base import ExtractionFailed
-    from ..views import principal
     from .ask import ask
-    from ..answer_pages import FiledAnswerError, file_answer, load_filed, staleness
+    from ..answer_pages import FiledAnswerError, asker, file_answer, load_filed, staleness
 
     settings = FolioSettings()
     state = _state(wiki)
@@ -332,7 +339,7 @@ def answers_refresh(
             from .ask import llm_client
 
             client = llm_client(settings, wiki / ".folio")  # one client for every answer
-        who = None if f.principal == "operator" else principal(state, f.principal)
+        who = asker(state, f)  # as asked: never with more groups than then
         try:
             result = ask(state, f.question, who, f.backend, settings,
                          client=client if f.backend == "llm" else None,

@@ -55,6 +55,19 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "student pupil kid child learner", "affect affected impact impacted",
     "delete erase wipe purge", "ask request", "shipment consignment parcel",
 )
+# everyday paraphrases of what policies and postmortems say (kept apart from the groups above
+# so that merges stay easy): "was the platform *down*" asks an *outage*, a *stolen* machine a
+# *theft*, "car mileage *payback*" a *reimbursement*, "is there a *cutoff*" a *deadline*
+PARAPHRASE_GROUPS: tuple[str, ...] = (
+    "outage down downtime unavailable unavailability",
+    "theft stolen steal",
+    "refund reimbursement payback repay",
+    "cutoff deadline",
+    "unload unloading dock docking receiving",
+    "trail history",
+    "free included complimentary",
+)
+SYNONYM_GROUPS = SYNONYM_GROUPS + PARAPHRASE_GROUPS
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
 # trucks are electric"): no part of what is asked
 PREAMBLE = re.compile(r"^.*?\b(?:remember|recall|know|sure|wonder|wondering|forgot|forget|"
@@ -111,6 +124,13 @@ PHRASES = (
                 r"(?:manufacturing\s+)?(?:defects?|faults?|failures?|breakdowns?)\b", re.I),
      "under warranty"),
     (re.compile(r"\b(?:defect|fault)\s+(?:cover|coverage|protection)\b", re.I), "warranty"),
+    # something thrown in for free is included free of charge ("FleetLink is included at no
+    # charge"); "extra hands" are temporary staff
+    (re.compile(r"\bthrown\s+in\b", re.I), "included"),
+    (re.compile(r"\b(?:for\s+free|free\s+of\s+charge|at\s+no\s+(?:extra\s+|additional\s+)?"
+                r"(?:cost|charge))\b", re.I), "free"),
+    (re.compile(r"\b(?:extra|additional|more|temporary)\s+(?:pairs?\s+of\s+)?hands\b", re.I),
+     "temporary staff"),
     # who holds a contract, an account or a plan is a customer ("Platinum contract holders")
     (re.compile(r"\b(?:contract|account|plan|policy|subscription|licen[cs]e)[- ]?holders?\b",
                 re.I), "customers"),

@@ -15,6 +15,7 @@ from ..state import State
 from . import scoring
 from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
                            answer_type)
+from .abbreviations import spell_out
 from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .candidates import CandidateIndex, _schema_page
@@ -84,6 +85,8 @@ class Retriever(CandidateIndex, AspectMatcher):
     def retrieve(self, question: str, k_pages: int = 5, k_claims: int = 12) -> Retrieval:
         """A question of several clauses ("who …, and what …?") is retrieved clause by
         clause: it is answerable when every clause is, and its evidence interleaves theirs."""
+        # a clipped word of the wiki's own terms ("a mini ex") spelt out (abbreviations.py)
+        question = spell_out(self.state, question)
         parts = split_question(question)
         if len(parts) < 2:
             return self._retrieve(question, k_pages, k_claims)

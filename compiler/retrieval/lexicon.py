@@ -66,6 +66,7 @@ PARAPHRASE_GROUPS: tuple[str, ...] = (
     "unload unloading dock docking receiving",
     "trail history",
     "free included complimentary",
+    "increase rise raise hike uplift",
 )
 SYNONYM_GROUPS = SYNONYM_GROUPS + PARAPHRASE_GROUPS
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
@@ -131,6 +132,13 @@ PHRASES = (
                 r"(?:cost|charge))\b", re.I), "free"),
     (re.compile(r"\b(?:extra|additional|more|temporary)\s+(?:pairs?\s+of\s+)?hands\b", re.I),
      "temporary staff"),
+    # "did the committee sign off (on)" asks what it approved (not a sign-in)
+    (re.compile(r"\bsign(?:s|ed|ing)?[- ]?off(?:\s+on)?\b", re.I), "approve"),
+    # the hours one has to be online, available or reachable are the core hours
+    (re.compile(r"\bwhen\s+(?:do|must|should|shall)\s+(?:i|we|you|staff|employees|people)\s+"
+                r"(?:have\s+to\s+|need\s+to\s+)?be\s+(?:online|available|reachable|"
+                r"contactable|logged\s+on|at\s+(?:my|our|your|their|the)\s+desks?)\b", re.I),
+     "what are the core hours"),
     # who holds a contract, an account or a plan is a customer ("Platinum contract holders")
     (re.compile(r"\b(?:contract|account|plan|policy|subscription|licen[cs]e)[- ]?holders?\b",
                 re.I), "customers"),

@@ -45,6 +45,14 @@ title: Fleet Hire Rates 2027
 | Cargo trike | $45 | $210 |
 | Folding bike | $18 | $80 |
 """,
+    "hybrid-working.md": """---
+title: Hybrid Working Rules
+---
+# Hybrid Working Rules
+
+- Core hours: 09:30-14:30 GMT
+- Equipment budget: GBP 250 per year
+""",
 }
 
 
@@ -60,6 +68,10 @@ def test_down_asks_the_outage(state: State) -> None:
 def test_thrown_in_for_free_is_included_at_no_charge(state: State) -> None:
     answers(state, "How long do I need to ride with you before a helmet is thrown in for free?",
             "6 months")
+
+
+def test_when_must_i_be_online_asks_the_core_hours(state: State) -> None:
+    answers(state, "When do I have to be online if I'm working from home?", "09:30-14:30")
 
 
 def test_a_clipped_word_of_a_corpus_term_is_spelt_out(state: State) -> None:

@@ -53,6 +53,18 @@ title: Hybrid Working Rules
 - Core hours: 09:30-14:30 GMT
 - Equipment budget: GBP 250 per year
 """,
+    "mileage-claims.md": """---
+title: Mileage Claims Procedure
+---
+# Mileage Claims Procedure
+
+Mileage logs must be handed in to the office no later than 14 days after the month ends.
+
+| Incident | Notes |
+|---|---|
+| Puncture | Repaired free at any partner workshop. |
+| Theft of a bike | Insured only if the rider reports it to the police within 24 hours of noticing. |
+""",
 }
 
 
@@ -72,6 +84,16 @@ def test_thrown_in_for_free_is_included_at_no_charge(state: State) -> None:
 
 def test_when_must_i_be_online_asks_the_core_hours(state: State) -> None:
     answers(state, "When do I have to be online if I'm working from home?", "09:30-14:30")
+
+
+def test_is_there_a_cutoff_reads_no_later_than(state: State) -> None:
+    answers(state, "I came back from a long tour last week and haven't handed in my mileage "
+            "log yet. Is there a cutoff?", "14 days")
+
+
+def test_circumstances_before_the_question_weigh_less(state: State) -> None:
+    answers(state, "My bike got stolen outside the canteen. How long do I have to tell the "
+            "police for it to be insured?", "24 hours")
 
 
 def test_a_clipped_word_of_a_corpus_term_is_spelt_out(state: State) -> None:
@@ -94,5 +116,8 @@ def test_near_misses_stay_abstained(state: State) -> None:
     abstains(state, "How long was the booking site slow?")
     # what is free is the helmet, not a lock
     abstains(state, "How long before a lock is thrown in for free?")
+    # no cutoff for handing in a lost property form
+    abstains(state, "I found a rider's glove last week. Is there a cutoff for lost property "
+             "forms?")
     # no monthly rate of a cargo trike
     abstains(state, "What is the price of a cargo tr per quarter?")

@@ -14,8 +14,11 @@ resolve, render). Order of work, and why:
 
 from __future__ import annotations
 
+import gc
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from . import __version__
 from .aggregate_files import AggregatePhase
@@ -44,6 +47,10 @@ class CompileRun(ScanPhase, ReadPhase, SchemaPhase, LinkPhase, RenderPhase, Aggr
 
     # -- the whole compile ------------------------------------------------------------------
     def run(self, full: bool, extract_only: bool = False) -> CompileReport:
+        with _older_objects_frozen():
+            return self._run(full, extract_only)
+
+    def _run(self, full: bool, extract_only: bool) -> CompileReport:
         t0 = time.perf_counter()
         st = self.state
         # the backend's rules without the schema: a schema edit is not a full rebuild, it
@@ -160,3 +167,34 @@ class CompileRun(ScanPhase, ReadPhase, SchemaPhase, LinkPhase, RenderPhase, Aggr
         st.set_meta("extract_digest", self.backend.digest)
         st.commit()
         self.files.discard()
+
+
+# allocations between young collections during a compile (CPython's default: 700): a compile
+# builds millions of short-lived, acyclic objects (decoded exports, rows, rendered strings),
+# and each young collection walked those still alive. 1 % edit at 10k: 280 young collections,
+# ~23 ms per compile at 700; ~12 ms at 10,000 (cycles it leaves are collected a little later)
+_YOUNG_THRESHOLD = 10_000
+
+
+@contextmanager
+def _older_objects_frozen() -> Iterator[None]:
+    """The objects that exist before a compile (imported modules, the process's caches, a
+    previous compile's leftovers in a long-running consumer) are kept out of the cyclic
+    collector's full collections while it runs: a compile allocates millions of objects
+    (every edited export is decoded whole), which set off full collections, and each walked
+    every object of the process. A 1 % edit at 10k records after a clean compile in the same
+    process: ~2 full collections per compile, ~90 ms of its ~900 ms CPU; frozen, ~25 ms.
+    Nothing is collected less: garbage older than the compile is collected after it. A caller
+    that froze objects itself keeps them frozen (the freeze has one generation, not a stack).
+    The young generation's threshold is raised meanwhile (``_YOUNG_THRESHOLD``) and restored."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], _YOUNG_THRESHOLD), *thresholds[1:])
+    frozen = gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()
+    try:
+        yield
+    finally:
+        if frozen:
+            gc.unfreeze()
+        gc.set_threshold(*thresholds)

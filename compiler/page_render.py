@@ -128,7 +128,11 @@ class RenderPhase(CompileSetup):
                         (index_entry(page.entity_id, was[1], was[2])[1], key_line[1]))
                 else:
                     self._index_changed = True
-            index_lines.append((page.entity_id, page.type, *key_line))
+            # a page that keeps its title and summary (most re-rendered pages) keeps its
+            # index.md row as stored: not written again (each row written dirtied two of the
+            # state's pages, the row's and its index's)
+            if was != (page.type, page.title, page.summary) or report.full_rebuild:
+                index_lines.append((page.entity_id, page.type, *key_line))
             statuses += page.statuses
             conflicts += page.conflicts
             search += page.search_rows

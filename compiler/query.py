@@ -60,6 +60,8 @@ class Answer(BaseModel):
     coverage: float = Field(0.0, description="share of the question's weight the best "
                             "evidence covers (answered from retrieval.MIN_COVERAGE)")
     pages: list[PageRef] = Field([], description="the pages retrieval ranked first")
+    unanswered: list[str] = Field([], description="parts of the question the wiki does not "
+                                  "answer (the others are answered)")
 
     def cited_claims(self) -> list[tuple[str, str]]:
         """(claim id, status) of every claim the answer cites."""
@@ -89,6 +91,7 @@ class Answer(BaseModel):
                 if c.reason:
                     line += f" — {c.reason}"
                 out.append(line)
+        out += [f"Not found in the wiki: {part}?" for part in self.unanswered]
         return "\n".join(out)
 
 
@@ -114,6 +117,7 @@ def answer(state: State, question: str, who: Principal | None,
                     pages=[PageRef(page=p.page, page_title=p.title, score=round(p.score, 3))
                            for p in r.pages])
     if r.answerable:
+        result.unanswered = list(r.unanswered)
         _parts(state, r, who, result)
     if r.clauses == 1:
         answered = [c.claim_id for p in result.parts for c in p.citations if c.status == "winner"]

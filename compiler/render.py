@@ -130,15 +130,19 @@ def _linked_claim(c: Claim, titles: Mapping[str, str] | None, table: bool) -> st
     return linked_value(c.value, c.mentions, table)
 
 
-def _lead(claims: Iterable[Claim]) -> Claim | None:
-    """The sentence a page's summary is: the first from the best-ranked source."""
+def _lead(entity: Entity, claims: Iterable[Claim]) -> Claim | None:
+    """The sentence a page's summary is: the first from the best-ranked of the records that
+    declare the page, so that a fact another document states about it (filed here) never
+    speaks for the page."""
+    own = set(entity.declared_by)
     return min((c for c in claims if c.kind in ("statement", "fact") and c.span is not None),
-               key=lambda c: (-c.authority.rank, c.source.key, c.span or (0, 0)), default=None)
+               key=lambda c: (c.source.key not in own, -c.authority.rank, c.source.key,
+                              c.span or (0, 0)), default=None)
 
 
 def summarize(entity: Entity, claims: Sequence[Claim]) -> str:
     """One line for index.md: the first sentence from the best-ranked source, else facts."""
-    lead = _lead(claims)
+    lead = _lead(entity, claims)
     if lead is not None:
         text = " ".join(lead.quote.split())
     else:
@@ -253,7 +257,7 @@ def render_page(
     by_id = {c.id: c for c in claims}
     # the summary is said once: a summary that is a statement leads the page, cited, in place
     # of its line under Statements
-    lead = _lead(claims)
+    lead = _lead(entity, claims)
     lead = lead if lead is not None and lead.kind == "statement" else None
     quote = (f"{linked_value(lead.value, lead.mentions)} {sid[lead.source.key]}"
              if lead is not None else escape(summary))

@@ -189,10 +189,19 @@ class ClaimRows(StateDB):
         self.db.executemany("DELETE FROM conflicts WHERE subject=?", subjects)
         self._unindex_subjects(subjects)
         self.db.executemany("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?,?,?)", pages)
-        # most claims win: reset the pages' claims to the default, then mark the rest
-        self.db.executemany("UPDATE claims SET status='winner' WHERE subject=? "
-                            "AND status != 'winner'", subjects)
+        # most claims win (the default): only the claims whose status differs from the stored
+        # one are written (a re-rendered page mostly keeps its claims' statuses, and resetting
+        # every overruled claim to win before marking it again wrote its row twice)
+        stored: dict[str, str] = {}
+        for chunk in chunks([s for (s,) in subjects]):
+            stored.update(self.db.execute(
+                "SELECT id, status FROM claims WHERE status != 'winner' "
+                f"AND subject IN ({','.join('?' * len(chunk))})", chunk))
+        wanted = {cid: status for status, cid in statuses if status != "winner"}
+        self.db.executemany("UPDATE claims SET status='winner' WHERE id=?",
+                            [(cid,) for cid in stored if cid not in wanted])
         self.db.executemany("UPDATE claims SET status=? WHERE id=?",
-                            [s for s in statuses if s[0] != "winner"])
+                            [(status, cid) for cid, status in wanted.items()
+                             if stored.get(cid) != status])
         self.db.executemany("INSERT INTO conflicts VALUES (?,?,?,?)", conflicts)
         self.add_search_rows(search_rows)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from compiler.retrieval.abbreviations import expand_clipped, spell_out
+from compiler.retrieval.abbreviations import expand_clipped, spell_out_clipped
 from compiler.state import State
 from answer_corpus import abstains, answers, markdown_state
 
@@ -97,7 +97,8 @@ def test_circumstances_before_the_question_weigh_less(state: State) -> None:
 
 
 def test_a_clipped_word_of_a_corpus_term_is_spelt_out(state: State) -> None:
-    assert spell_out(state, "Weekly price of a cargo tr?") == "Weekly price of a cargo trike?"
+    spelt = spell_out_clipped(state, "Weekly price of a cargo tr?")
+    assert spelt == "Weekly price of a cargo trike?"
     answers(state, "Weekly price of a cargo tr?", "$210")
 
 

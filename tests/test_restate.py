@@ -14,6 +14,7 @@ from compiler.extract.base import RawClaim
 from compiler.extract.restate import reread
 from compiler.schema import base_schema
 from compiler.schema.induce import Induction, apply, induce
+from compiler.schema.model import Attribute
 from test_induce import claims, crm, rf
 
 SEGMENTS = {"contract tier": {"Gold": ("gold",), "Silver": ("silver",), "Bronze": ("bronze",)}}
@@ -295,3 +296,18 @@ def test_sent_back_is_a_return_not_the_back_of_a_money_back_refund() -> None:
         quote="Proposed: Gold accounts get up to 120 days to send devices back.")
     (got2,) = reread([raw2], "policy", _schema(), _none)
     assert got2.attribute == "return window", got2
+
+
+def test_an_unmapped_fact_counting_what_an_attribute_measures_states_it() -> None:
+    # "Storage: 2,200 pallet positions" beside an induced number attribute "pallet capacity":
+    # the surface name shares no word with it, what the number counts does
+    schema = apply(base_schema(), Induction(attributes={
+        ("site", "pallet capacity"): Attribute(type="number", induced=True)}))
+    fact = RawClaim(attribute="storage", value="2,200 pallet positions", kind="fact",
+                    quote="Storage at Singapore Hub: 2,200 pallet positions.",
+                    subject_phrase="Storage at Singapore Hub")
+    (got,) = reread([fact], "site", schema, _none)
+    assert (got.attribute, got.value, got.mapped) == ("pallet capacity", "2,200", True)
+    # a count of something no attribute measures stays as it was
+    other = fact.model_copy(update={"value": "12 loading bays"})
+    assert reread([other], "site", schema, _none) == [other]

@@ -100,6 +100,8 @@ class AskAnswer(BaseModel):
     dropped: dict[str, int] = Field({}, description="sentences dropped, by reason")
     coverage: float = 0.0
     pages: list[PageRef] = []
+    unanswered: list[str] = Field([], description="parts of the question the wiki does not "
+                                  "answer (the others are answered)")
 
     def cited_claims(self) -> list[tuple[str, str]]:
         """(claim id, status) of every fact a kept sentence cites, once each."""
@@ -118,6 +120,7 @@ class AskAnswer(BaseModel):
         for s in self.sentences:
             marks = "".join(f"[{refs[c]}]" for c in s.claims if c in refs)
             out.append(f"{s.text} {marks}".rstrip())
+        out += [f"Not found in the wiki: {part}?" for part in self.unanswered]
         cited = {cid for s in self.sentences for cid in s.claims}
         out.append("")
         for f in self.facts:
@@ -352,6 +355,7 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     reading = next((p for p in base.parts if p.read_from), None)
     if not r.answerable and reading is None:
         return result
+    result.unanswered = list(r.unanswered)
     facts = _facts(state, r, who) if reading is None else [_reading_fact(reading)]
     # the offline answer's claims first: they are what retrieval ranked best
     result.facts = facts

@@ -14,7 +14,15 @@ lets a sentence meet those:
   entity (or is about the record's own), holds one value of a typed attribute's type, and
   shares a content word with exactly one such attribute of that entity's type (its name or a
   phrase: "Returns from Gold customers are accepted up to 60 days" and ``return window``;
-  "Singapore Hub holds up to 8,900 pallets" and ``pallet capacity``) states that attribute.
+  "Singapore Hub holds up to 8,900 pallets" and ``pallet capacity``) states that attribute;
+  an unmapped fact whose value counts something ("Storage: 2,200 pallet positions") states
+  the attribute the counted words name; a sentence sharing as many words with an attribute
+  induced from several documents' sentences (``induce_statements.py``), with a value of its
+  unit, states it, on the attribute's home when it names no entity (only when no attribute
+  a name or phrase declares fits);
+* **narrower names**: a mapped fact whose sentence (or, for a list item, heading) leads its
+  attribute's name with a compound modifier induction declared a narrower attribute for
+  ("on-site response time", ``compiler/schema/narrow.py``) states that one.
 
 Pure: a function of the raw claims, the record's type and the merged schema, so an incremental
 compile and a clean rebuild (which relink every record when induction changes) agree.
@@ -30,6 +38,9 @@ from ..schema.keys import type_key
 from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
+from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
+                                        content_words, statement_value, value_clause)
+from ..schema.narrow import NARROW_MARK, narrowed
 from .prose import _values
 
 # a question or a hypothesis states nothing (as in offline.py)
@@ -56,6 +67,9 @@ def _phrasal(text: str) -> set[str]:
     return {word for pat, word in _PHRASAL if pat.search(text)}
 
 
+# a count and what it counts ("2,200 pallet positions")
+_COUNTED_VALUE = re.compile(r"^\d[\d,.]*\s+([a-z][a-z -]*[a-z])$")
+
 _SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contracts?|users?|"
                  r"holders?|plans?|tiers?|levels?|packages?)")
 
@@ -64,6 +78,9 @@ _SEGMENT_NOUN = (r"(?:customers?|clients?|accounts?|members?|subscribers?|contra
 class _Known:
     ref: AttrRef
     words: frozenset[str]
+    # one fact several records' sentences state (compiler/schema/induce_statements.py): read
+    # only from a sentence with as many of its words, and a value of its unit
+    statement: bool = False
 
 
 @per_schema
@@ -75,6 +92,13 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
         for aname, spec in etype.attributes.items():
             shaped = spec.type == "text" and spec.induced  # a version, a clock time (induce.py)
             if (spec.type not in _LOOSE_TYPES and not shaped) or spec.cardinality != "single":
+                continue
+            if spec.induced and spec.description == NARROW_MARK:
+                continue  # reached by renaming its wider attribute only (_narrowed)
+            if spec.induced and spec.description == STATEMENT_MARK:
+                words = frozenset(w for text in spec.phrases for w in content_words(text))
+                by_type.setdefault(type_key(tname), []).append(
+                    _Known(AttrRef(tname, aname, spec), words, statement=True))
                 continue
             # a hyphenated compound is one word: "money-back period" says nothing of a
             # sentence where something is "sent back", nor "on-site" of a "site"
@@ -121,8 +145,31 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
             raw = ((_segment_item(raw, body, schema) if segments and body else None)
                    or (_loose(raw, own_type, schema, by_type, segments, named, stated)
                        if by_type else None) or raw)
-        out.append(raw)
+        out.append(_narrowed(raw, schema, body))
     return out
+
+
+def _narrowed(raw: RawClaim, schema: Schema, body: str) -> RawClaim:
+    """A mapped fact whose sentence (or the heading above its list item) names its attribute
+    led by a compound modifier the schema induced a narrower attribute for states that one
+    (compiler/schema/narrow.py)."""
+    if raw.kind != "fact" or not raw.mapped:
+        return raw
+    texts = [t for t in (_sentence_of(raw), raw.quote) if "-" in t]
+    # the heading names the attribute of a list item that does not name it itself ("- Gold:
+    # 8 hours"); a sentence saying "the response time" under it says which one it means
+    said = raw.attribute.lower() in f"{_sentence_of(raw)} {raw.quote}".lower()
+    if raw.span is not None and body and not said:
+        heading = None
+        for line in body[:raw.span[0]].splitlines():
+            if (h := _HEADING.match(line)) is not None:
+                heading = h["h"]
+        if heading and "-" in heading:
+            texts.append(heading)
+    if not texts:
+        return raw
+    name = narrowed(schema.types, raw.subject_type, raw.attribute, texts)
+    return raw if name is None else raw.model_copy(update={"attribute": name})
 
 
 def _sentence_of(raw: RawClaim) -> str:
@@ -273,6 +320,9 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
         return None
     also = _phrasal(raw.attribute if fact else text)
+    if fact and (m := _COUNTED_VALUE.match(" ".join(value_text.lower().split()))) is not None:
+        # "Storage: 2,200 pallet positions": what the number counts says which attribute
+        also |= {t for t, _, _ in tokens(m.group(1))}
     if not (also & _all_words(by_type)) and not any(t in _all_words(by_type) for t, _, _ in tokens(
             raw.attribute if fact else text)):
         return None  # no word of any typed attribute: no need to look for entities
@@ -288,45 +338,54 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     if fact and any(k.ref.name == raw.attribute for t in types
                     for k in by_type.get(type_key(t), ())):
         return None  # its own name is an attribute: linking maps it by name
-    for etype in types:
+    said = _statement_words(text) if not fact else None
+    # a company-wide fact (an attribute with a home) is stated in records of any type
+    homed = [t for t, ks in by_type.items() if any(k.statement and k.ref.spec.home for k in ks)]
+    for etype in [*types, *(t for t in homed if t not in {type_key(x) for x in types})]:
         best: list[tuple[int, _Known, str]] = []
+        by_sentence: list[tuple[int, _Known, str]] = []
         for k in by_type.get(type_key(etype), ()):
             if etype == own_type and k.ref.name in stated:
                 continue  # the record's own field states it
+            if k.statement:
+                if said is not None and len(k.words & said[0]) >= MIN_SHARED_WORDS \
+                        and len(k.words & said[2]) >= MIN_CLAUSE_WORDS \
+                        and _same_unit(said[1], k.ref):
+                    by_sentence.append((len(k.words & said[0]), k, said[1][2]))
+                continue
+            if etype not in types:
+                continue
             shared = len(k.words & words)
             if shared and (v := _one_value(value_text, k.ref)) is not None:
                 best.append((shared, k, v))
-        if not best:
-            continue
-        top = max(n for n, _, _ in best)
-        fitting = [(k, v) for n, k, v in best if n == top]
-        if len(fitting) != 1:
-            continue
-        k, v = fitting[0]
-        return _fact_of(raw, text, k.ref, v, schema, segments)
+        # an attribute a name or phrase declares first; a fact only sentences induced, after
+        for found in (best, by_sentence):
+            if not found:
+                continue
+            top = max(n for n, _, _ in found)
+            fitting = [(k, v) for n, k, v in found if n == top]
+            if len(fitting) == 1:
+                k, v = fitting[0]
+                return _fact_of(raw, text, k.ref, v, schema, segments)
+            break  # several fit as well: not for a guess
     return None
-    names = list(named(text))
-    spans = [(s, e) for s, e, _ in names]
-    words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
-    types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
-    for etype in types:
-        best: list[tuple[int, _Known]] = []
-        for k in by_type.get(type_key(etype), ()):
-            if etype == own_type and k.ref.name in stated:
-                continue  # the record's own field states it
-            shared = len(k.words & words)
-            if shared:
-                best.append((shared, k))
-        if not best:
-            continue
-        best.sort(key=lambda x: -x[0])
-        top = [k for n, k in best if n == best[0][0]]
-        fitting = [k for k in top if _one_value(text, k.ref) is not None]
-        if len(fitting) != 1:
-            continue
-        k = fitting[0]
-        return _fact_of(raw, text, k.ref, _one_value(text, k.ref), schema, segments)
-    return None
+
+
+def _statement_words(text: str
+                     ) -> tuple[frozenset[str], tuple[str, str, str], frozenset[str]] | None:
+    """The content words, the one typed value and the words of the clause holding it, of a
+    sentence, as statement induction reads them (None when it holds no single typed value)."""
+    got = statement_value(text)
+    if got is None:
+        return None
+    return frozenset(content_words(text)), got, frozenset(content_words(value_clause(text, got[2])))
+
+
+def _same_unit(got: tuple[str, str, str], ref: AttrRef) -> bool:
+    kind, unit, _ = got
+    if kind != ref.spec.type:
+        return False
+    return kind != "duration" or (ref.spec.unit or "").rstrip("s") == unit
 
 
 _SHAPED_VALUE = re.compile(r"(?<![\w.:])(?:v?\d+(?:\.\d+){2,3}|\d{1,2}:\d{2}(?:\s?[-–]\s?\d{1,2}:\d{2})?)"

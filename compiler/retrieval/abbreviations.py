@@ -66,7 +66,7 @@ def expand_clipped(question: str, pairs: frozenset[tuple[str, str]],
     return "".join(out) + question[last:]
 
 
-def spell_out(state: State, question: str) -> str:
+def spell_out_clipped(state: State, question: str) -> str:
     """:func:`expand_clipped` with the wiki's own terms."""
     pairs, known = corpus_pairs(state)
     return expand_clipped(question, pairs, known)

@@ -303,6 +303,11 @@ class AspectMatcher:
             if bare_kind and t in _AGENT_KIND_KEYS and not statement \
                     and self._names_someone(claim):
                 return 1.0  # "which *department* handles claims": a claims handler's value
+            if any(key(m.entity.split("/", 1)[0]) == t
+                   and m.entity not in getattr(self, "_asked_pages", ()) for m in claim.mentions):
+                # "which follow-up *ticket*": a claim linking to a ticket page (not back to the
+                # page the question names, which restates it)
+                return 1.0
             shape = _KIND_KEYS.get(t)
             return 1.0 if shape is not None and (shape.search(_digits(claim.value)) or typed_as(
                 shape, claim.value_type)) else 0.0

@@ -25,6 +25,7 @@ ATTRIBUTE_GROUPS = (
     "catalogue catalog part article sku",
     "payment settlement",
     "interval frequency schedule cadence",
+    "product device model",
 )
 # Groups of everyday business synonyms (generic, no corpus's own vocabulary): a
 # question's word also matches the others of its group, at a discount.
@@ -139,6 +140,31 @@ PHRASES = (
                 r"(?:have\s+to\s+|need\s+to\s+)?be\s+(?:online|available|reachable|"
                 r"contactable|logged\s+on|at\s+(?:my|our|your|their|the)\s+desks?)\b", re.I),
      "what are the core hours"),
+    # the size of a deal, an order or a contract is its amount ("how big is the X deal",
+    # "how large was the order"), not a physical size
+    (re.compile(r"\bhow\s+(?:big|large|much)\s+(?:is|was|are|were)\s+((?:[\w'&.-]+\s+){0,8}?"
+                r"(?:deal|opportunity|contract|order|sale|purchase|renewal|pilot|upgrade|"
+                r"expansion)s?)\b", re.I), r"what is the amount of \1"),
+    (re.compile(r"\bin\s+(?:us\s+)?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I), ""),
+    # what someone does at an organisation is their job ("what does Priya do at X")
+    (re.compile(r"\bwhat\s+(?:does|did)\s+(.+?)\s+do\s+(at|for|in)\b", re.I),
+     r"what is the job title of \1 \2"),
+    # who someone is with is the account (customer, company) they belong to ("which customer is
+    # Kwame with")
+    (re.compile(r"\b(which|what)\s+(customer|client|company|account|organi[sz]ation|firm)\s+"
+                r"(?:is|was|does)\s+(.+?)\s+(?:with|from|at|work\s+(?:for|at))\s*(?=[?.!]|$)",
+                re.I), r"what is the \2 account of \3"),
+    # who handles an account manages it; "on our side" says whose side, not what is asked
+    (re.compile(r"\bwho\s+(?:handles|handled|is\s+handling|takes\s+care\s+of)\b", re.I),
+     "who manages"),
+    (re.compile(r"\b(?:on|at)\s+our\s+(?:side|end)\b|\bfrom\s+our\s+side\b", re.I), ""),
+    # a contract that needs renewing by a date has a renewal date
+    (re.compile(r"\b(?:needs?|is\s+due|comes?\s+up)\s+(?:for\s+)?(?:renewing|renewal|"
+                r"to\s+be\s+renewed|renewed)\b", re.I), "renewal"),
+    # what came out of something followed from it ("the ticket that came out of the
+    # postmortem"): no verb of what is asked
+    (re.compile(r"\b(?:came|comes|come|grew|arose|arises|resulted|results|stemmed|stems)\s+"
+                r"(?:out\s+of|from)\b", re.I), "from"),
     # who holds a contract, an account or a plan is a customer ("Platinum contract holders")
     (re.compile(r"\b(?:contract|account|plan|policy|subscription|licen[cs]e)[- ]?holders?\b",
                 re.I), "customers"),

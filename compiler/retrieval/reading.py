@@ -38,7 +38,7 @@ from ..extract.tables import row_line
 from ..extract.values import BOUND, find_values
 from ..models import Claim, Principal
 from ..state import State
-from .abbreviations import spell_out
+from .abbreviations import spell_out_clipped
 from .aspect import LINKS_TO, says_nothing
 from .coverage import KIND_WORDS, names_in
 from .scoring import idf
@@ -287,7 +287,7 @@ class ValueReader:
         from .retriever import Retriever
 
         # a clipped word of the wiki's own terms, as retrieval reads it ("a mini ex")
-        question = spell_out(state, question)
+        question = spell_out_clipped(state, question)
         self.state, self.question = state, question
         self.asked = asked_value(question)
         self.readings: list[Reading] = []

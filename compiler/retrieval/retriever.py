@@ -15,9 +15,10 @@ from ..state import State
 from . import scoring
 from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
                            answer_type)
-from .abbreviations import spell_out
+from .abbreviations import spell_out_clipped
 from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
+from .acronyms import spell_out
 from .candidates import CandidateIndex, _schema_page
 from .clauses import _ANAPHOR, _interleave, split_question
 from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
@@ -56,6 +57,8 @@ class Retrieval:
     titles: dict[str, str] = field(default_factory=dict)
     clauses: int = 1  # a question of several clauses is answered clause by clause
     unknown: list[str] = field(default_factory=list)  # names in the question the wiki lacks
+    # clauses of a several-clause question the wiki does not answer (the others are answered)
+    unanswered: list[str] = field(default_factory=list)
 
 
 class Retriever(CandidateIndex, AspectMatcher):
@@ -84,42 +87,81 @@ class Retriever(CandidateIndex, AspectMatcher):
     # -- ranking ---------------------------------------------------------------------------
     def retrieve(self, question: str, k_pages: int = 5, k_claims: int = 12) -> Retrieval:
         """A question of several clauses ("who …, and what …?") is retrieved clause by
-        clause: it is answerable when every clause is, and its evidence interleaves theirs."""
+        clause: it is answerable when every clause is, and its evidence interleaves theirs.
+        An acronym the wiki does not use is read spelled out (:mod:`.acronyms`)."""
+        question = spell_out(question, self.state, self._known)
         # a clipped word of the wiki's own terms ("a mini ex") spelt out (abbreviations.py)
-        question = spell_out(self.state, question)
+        question = spell_out_clipped(self.state, question)
         parts = split_question(question)
         if len(parts) < 2:
-            return self._retrieve(question, k_pages, k_claims)
+            return self._retrieve_clause(question, k_pages, k_claims)
         subs: list[Retrieval] = []
         for p in parts:
             if subs and _ANAPHOR.search(p) and not self._alias_pages(p):
                 # "…, and what is *that product's* code?": the thing an earlier clause named
                 # or answered with
                 sub = None
-                antecedent = self._antecedent(subs[-1])
+                antecedent = self._antecedent(subs[-1], _ANAPHOR.search(p).group(0))
                 if antecedent:
-                    sub = self._retrieve(_ANAPHOR.sub(antecedent, p, count=1), k_pages, k_claims)
+                    sub = self._retrieve_clause(_ANAPHOR.sub(antecedent, p, count=1), k_pages,
+                                                k_claims)
                 value = self._answer_value(subs[-1])
                 if (sub is None or not sub.answerable) and value:
                     # "which tier does X have, and how fast must an engineer reach *them*?":
                     # them are a customer of the tier the earlier clause answered
-                    by_value = self._retrieve(_ANAPHOR.sub(value, p, count=1), k_pages,
-                                              k_claims)
+                    by_value = self._retrieve_clause(_ANAPHOR.sub(value, p, count=1), k_pages,
+                                                     k_claims)
                     if by_value.answerable or sub is None:
                         sub = by_value
-                subs.append(sub if sub is not None else self._retrieve(p, k_pages, k_claims))
+                if sub is not None and sub.answerable:
+                    # the thing referred to may be only what the answer applies to ("how long
+                    # is *that account's* return window as an Enterprise customer": the return
+                    # policy's window, not a claim of the account): the clause without it
+                    # answers when it fits clearly better
+                    bare = self._retrieve_clause(_ANAPHOR.sub("", p, count=1), k_pages,
+                                                 k_claims)
+                    if _fit(bare) > _fit(sub) + _BETTER:
+                        sub = bare
+                if sub is None and not subs[-1].answerable:
+                    # "…, and when is *their* contract up?" after a clause that found nothing:
+                    # whose it is is not known, and any contract's date would be no answer
+                    sub = Retrieval(question=p, terms=question_terms(p), titles=self.titles)
+                subs.append(sub if sub is not None else self._retrieve_clause(p, k_pages,
+                                                                              k_claims))
                 continue
-            subs.append(self._retrieve(p, k_pages, k_claims))
+            subs.append(self._retrieve_clause(p, k_pages, k_claims))
         merged = Retrieval(question=question, terms=list(dict.fromkeys(
             t for r in subs for t in r.terms)), titles=self.titles)
         for r in subs:
             merged.titles.update(r.titles)
         merged.pages = _interleave([r.pages for r in subs], lambda h: h.page)[:k_pages]
-        merged.claims = _interleave([r.claims for r in subs], lambda e: e.claim.id)[:k_claims]
-        merged.coverage = min(r.coverage for r in subs)
+        # each clause answers from its own evidence: its fitting claims, best first, so that
+        # the first facts of an answer hold one answer per clause (not a clause's noise)
+        merged.claims = _interleave([_answering(r) for r in subs],
+                                    lambda e: e.claim.id)[:k_claims]
         merged.clauses = len(subs)
-        merged.answerable = all(r.answerable for r in subs)
+        # a clause the wiki cannot answer does not hide the others' answers: they are given,
+        # and the answer says which clause found nothing
+        merged.answerable = any(r.answerable for r in subs)
+        merged.unanswered = [p for p, r in zip(parts, subs) if not r.answerable]
+        merged.coverage = min((r.coverage for r in subs if r.answerable), default=0.0)
         return merged
+
+    def _retrieve_clause(self, question: str, k_pages: int, k_claims: int) -> Retrieval:
+        """One clause; "which <role> <verb>s X" (a kind of person doing something) is also
+        asked as "who <verb>s X" when its own words find no one: "which customer success
+        manager manages X" is answered by "X is managed by Jonah", which names no role."""
+        r = self._retrieve(question, k_pages, k_claims)
+        m = _ROLE_VERB.match(question)
+        if not m or (r.answerable and any(
+                self._names_someone(e.claim) for e in r.claims[:1]
+                if not e.doubtful and e.aspect is not None)):
+            return r
+        alt = self._retrieve(f"who {m.group('verb')}{m.group('rest')}", k_pages, k_claims)
+        if alt.answerable:
+            alt.question = question
+            return alt
+        return r
 
     def _of_asked_event(self, claim: Claim) -> bool:
         """A date-typed claim whose attribute names the event a "when" asks."""
@@ -137,31 +179,36 @@ class Retriever(CandidateIndex, AspectMatcher):
             f"({','.join('?' * len(ids))}) AND subject != entity_id", ids).fetchall()
         return {r[0] for r in rows if r[0].split("/", 1)[0] in kinds and r[0] not in named}
 
-    def _antecedent(self, r: Retrieval) -> str:
+    def _antecedent(self, r: Retrieval, anaphor: str = "") -> str:
         """What a later clause's "it", "them", "that account" refers to: the page an earlier
         clause's answer links to ("which product does the renewal cover" → the product), or
-        else the page it named."""
-        if r.answerable and r.claims:
-            best = r.claims[0].claim
-            for m in best.mentions:
-                if m.entity in self.titles:
-                    return self.titles[m.entity]
+        else the page it named; an anaphor naming a kind ("*the company's* plan") refers to a
+        page of that kind among them (the contact's company, not the contact)."""
+        candidates: list[str] = []
+        answering = _answering(r)
+        if answering:
+            best = answering[0].claim
+            candidates += [m.entity for m in best.mentions if m.entity in self.titles]
             # a value answered: the clause was about the page that holds it ("what is the X
             # deal worth, and which device is *it* for")
             if best.kind != "statement" and best.subject in self.titles:
-                return self.titles[best.subject]
+                candidates.append(best.subject)
         # the most specific page the clause named ("Polaris Pharma - Mira Fleet Upgrade", not
         # "Polaris Pharma" inside it)
-        named = sorted((n for n in self._named_of(r) if n in self.titles),
-                       key=lambda n: (-len(self.titles[n]), n))
-        return self.titles[named[0]] if named else ""
+        candidates += sorted((n for n in self._named_of(r) if n in self.titles),
+                             key=lambda n: (-len(self.titles[n]), n))
+        kinds = {t for w in tokens(anaphor) for t in _KIND_TYPES.get(key(w), ())}
+        typed = [c for c in candidates if c.split("/", 1)[0] in kinds]
+        chosen = (typed or candidates)[:1]
+        return self.titles[chosen[0]] if chosen else ""
 
     @staticmethod
     def _answer_value(r: Retrieval) -> str:
         """The short value an earlier clause answered with ("Platinum"), or ""."""
-        if not (r.answerable and r.claims):
+        answering = _answering(r)
+        if not answering:
             return ""
-        best = r.claims[0].claim
+        best = answering[0].claim
         value = best.value
         if best.kind == "statement":
             # a labelled line the extraction kept whole ("Plan: Gold")
@@ -426,8 +473,65 @@ class Retriever(CandidateIndex, AspectMatcher):
             # every account's manager/type)
             lacking = {m for m in lacking if m[0] in q.named or m[0] == best.claim.subject
                        or m in q.named_family}
+            # … nor a family whose member the answer is ("the expected *close date* of the X
+            # pilot" is answered by the deal's close date, whatever date its account lacks)
+            if best.claim.kind in ("field", "fact") and not best.doubtful:
+                lacking = {m for m in lacking if not _one_word_apart(m[1], best.claim.attribute)}
         result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
                              and not result.unknown)
+
+
+def _one_word_apart(a: str, b: str) -> bool:
+    """Two attributes of one family: as many words, differing in exactly one ("close date",
+    "create date")."""
+    x, y = [key(t) for t in tokens(a)], [key(t) for t in tokens(b)]
+    return len(x) == len(y) >= 2 and sum(p != q for p, q in zip(x, y)) == 1
+
+
+# the page types an anaphor's noun names ("that *company*", "the *deal*'s")
+_KIND_TYPES = {key(w): frozenset(types.split()) for words, types in (
+    ("company companies customer customers account accounts client clients firm organisation "
+     "organization district", "account company organization organisation customer"),
+    ("deal deals opportunity opportunities", "opportunity deal"),
+    ("product products device devices", "product"),
+    ("ticket tickets issue issues case", "ticket issue"),
+    ("contact contacts person", "contact person"),
+    ("policy", "policy")) for w in words.split()}
+
+_KEEP = 0.5  # a clause's claim kept beside its best one scores at least this share of it …
+_CLOSE = 0.9  # … and covers at least this share of what the best covers
+
+
+_BETTER = 0.2  # a clause read without its anaphor must fit this much better to be preferred
+
+
+def _fit(r: Retrieval) -> float:
+    """How well a clause's best answering claim covers it (0 when it is not answerable)."""
+    return max((e.context for e in _answering(r)), default=0.0)
+
+
+def _answering(r: Retrieval) -> list[Evidence]:
+    """A clause's evidence that answers it: claims judged to answer (not doubtful), each
+    scoring and covering at least half of the best one's; none of an unanswerable clause."""
+    if not r.answerable:
+        return []
+    fit = [e for e in r.claims if not e.doubtful and e.aspect is not None]
+    if not fit:
+        return []
+    best = max(fit, key=lambda e: e.context)
+    # … beside it only claims about as good: one clause, one answer, not its neighbours
+    keep = [best, *(e for e in fit if e is not best and e.score >= _KEEP * best.score
+                    and e.context >= _CLOSE * best.context)]
+    return keep[:3]
+
+
+# "which <role> <verb>s …": a kind of person (its head noun one naming a role) doing something
+_ROLE_VERB = re.compile(
+    r"^\s*(?:which|what)\s+(?:[\w-]+\s+){0,3}?(?:manager|lead|leader|owner|rep|representative|"
+    r"engineer|officer|contact|person|agent|administrator|admin|director|head|coordinator|"
+    r"specialist|executive|consultant|advisor|adviser|planner|buyer|employee|colleague)s?\s+"
+    r"(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|can\b|will\b)"
+    r"(?P<verb>[a-z]+(?:s|ed))\b(?P<rest>.*)$", re.I | re.S)
 
 
 @dataclass

@@ -44,12 +44,14 @@ from decimal import Decimal
 from typing import Any
 
 from .index import Vocabulary, vocabulary
+from .induce_statements import induce_statements, statement_support
+from .narrow import induce_narrowed
 from .keys import attr_key, type_key, value_key
 from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
 from ..text import _LEGAL_SUFFIXES
 from .values import format_number, parse_date, parse_number
 
-INDUCED_VERSION = "induce-4"  # bump when the rules change: the digest then changes too
+INDUCED_VERSION = "induce-5"  # bump when the rules change: the digest then changes too
 
 # a pair of fields is one attribute when, on the entities both describe, ...
 MIN_SHARED = 3        # ... at least this many entities carry both
@@ -303,6 +305,10 @@ class RecordFields:
     # prose facts extraction left unmapped: (surface attribute, value as written, slug of the
     # entity name the sentence states it of, or "" when it names none: see ``prose_fact``)
     facts: tuple[tuple[str, str, str], ...] = ()
+    # statements holding one typed value (induce_statements.py): sentences as written
+    statements: tuple[str, ...] = ()
+    # (narrower name, declared attribute) mapped facts state (narrow.py)
+    narrowed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -400,6 +406,8 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
         _induce_type(group, vocab, out)
         _induce_value_maps(group, vocab, out)
     _induce_phrases(records, vocab, out)
+    induce_statements(records, vocab, out)
+    induce_narrowed(records, vocab, out)
     return out
 
 
@@ -754,6 +762,12 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
             stated[name][about or r.entity.split("/", 1)[-1]].add(key)
             together[rid].setdefault(name, set()).add(key)
     same = _same_facts(seen, kinds, types, stated, together, vocab)
+    # a name one record states, another record's sentence states as well (its words, its
+    # entity, a value of its kind): two records state it
+    once = {n: set(r) for n, r in seen.items() if len(r) < MIN_PHRASE_RECORDS and n not in same
+            and len(n.split()) >= 2}
+    for name, rids in statement_support(records, once, kinds, stated).items():
+        seen[name] = seen[name] | rids
     for name in sorted(seen):
         if name in same:
             continue  # a second name of another phrase: declared as that one's phrase

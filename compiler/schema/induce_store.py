@@ -20,8 +20,11 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 
 from .induce import RecordFields, prose_fact
+from .induce_statements import statement_rows
+from .narrow import narrowed_rows
 
-_VERSION = "4"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket
+_VERSION = "7"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
+# 5: statements holding one typed value; 6: or one version or clock time; 7: narrowed names
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "bucket INTEGER NOT NULL, row_json TEXT NOT NULL)")
 _INDEX = "CREATE INDEX IF NOT EXISTS induce_fields_bucket ON induce_fields (bucket, key)"
@@ -36,14 +39,16 @@ def _bucket(entity_id: str) -> int:
 def _row(entity_id: str, record_json: str, extraction_json: str) -> tuple[int, str] | None:
     r = json.loads(record_json)
     fields = r.get("fields") or {}
+    claims = json.loads(extraction_json).get("claims") or ()
     facts = sorted({(*prose_fact(c["attribute"], c.get("subject_phrase")), c["value"])
-                    for c in (json.loads(extraction_json).get("claims") or ())
-                    if c.get("kind") == "fact" and not c.get("mapped")})
-    if not fields and not facts:
+                    for c in claims if c.get("kind") == "fact" and not c.get("mapped")})
+    statements = statement_rows(claims)
+    narrow = narrowed_rows(claims)
+    if not fields and not facts and not statements and not narrow:
         return None
     return _bucket(entity_id or ""), json.dumps(
         [r["system"], r["instance"], r["type"], r.get("entity_type") or "topic",
-         entity_id, sorted(fields.items()), facts], separators=(",", ":"))
+         entity_id, sorted(fields.items()), facts, statements, narrow], separators=(",", ":"))
 
 
 def _chunks(keys: list[str], n: int = 500) -> Iterator[list[str]]:
@@ -55,31 +60,33 @@ def refresh(db: sqlite3.Connection, version: str | None, changed: Iterable[str],
             removed: Iterable[str], full: bool) -> tuple[str, bool]:
     """Bring the rows up to date with the records table; returns the version to store (the
     caller keeps it in the state's meta, ``induce_fields``) and whether any row changed (a
-    compile that changed only documents without fields need not induce again)."""
-    touched = False
+    compile whose changed records keep the rows they had, such as an edited sentence that
+    states no typed fact, need not induce again). Only rows that differ are written: most
+    edits leave a record's row as it was, and rewriting it dirtied two index pages a record."""
     if full or version != _VERSION:
         db.execute("DROP TABLE IF EXISTS induce_fields")  # an older version's columns differ
         db.execute(_TABLE)
         db.execute(_INDEX)
-        keys = None
-    else:
-        keys = sorted(set(changed) | set(removed))
-        for chunk in _chunks(keys):
-            cur = db.execute(
-                f"DELETE FROM induce_fields WHERE key IN ({','.join('?' * len(chunk))})", chunk)
-            touched |= cur.rowcount > 0
-    rows: list[tuple[str, tuple[int, str]]] = []
-    if keys is None:
         cur = db.execute("SELECT key, entity_id, record_json, extraction_json FROM records")
-        rows = [(k, row) for k, e, js, ex in cur if (row := _row(e, js, ex)) is not None]
-    else:
-        for chunk in _chunks(keys):
-            cur = db.execute("SELECT key, entity_id, record_json, extraction_json FROM records "
-                             f"WHERE key IN ({','.join('?' * len(chunk))})", chunk)
-            rows += [(k, row) for k, e, js, ex in cur if (row := _row(e, js, ex)) is not None]
+        rows = [(k, *row) for k, e, js, ex in cur if (row := _row(e, js, ex)) is not None]
+        db.executemany("INSERT INTO induce_fields (key, bucket, row_json) VALUES (?, ?, ?)", rows)
+        return _VERSION, True
+    keys = sorted(set(changed) | set(removed))
+    old: dict[str, tuple[int, str]] = {}
+    new: dict[str, tuple[int, str]] = {}
+    for chunk in _chunks(keys):
+        marks = ",".join("?" * len(chunk))
+        old.update((k, (b, js)) for k, b, js in db.execute(
+            f"SELECT key, bucket, row_json FROM induce_fields WHERE key IN ({marks})", chunk))
+        new.update((k, row) for k, e, js, ex in db.execute(
+            "SELECT key, entity_id, record_json, extraction_json FROM records "
+            f"WHERE key IN ({marks})", chunk) if (row := _row(e, js, ex)) is not None)
+    gone = [(k,) for k in old if k not in new]
+    put = [(k, b, js) for k, (b, js) in new.items() if old.get(k) != (b, js)]
+    db.executemany("DELETE FROM induce_fields WHERE key=?", gone)
     db.executemany("INSERT OR REPLACE INTO induce_fields (key, bucket, row_json) VALUES (?, ?, ?)",
-                   [(k, b, js) for k, (b, js) in rows])
-    return _VERSION, touched or bool(rows) or keys is None
+                   put)
+    return _VERSION, bool(gone or put)
 
 
 def inputs(db: sqlite3.Connection, sample: int) -> Iterator[RecordFields]:
@@ -88,7 +95,9 @@ def inputs(db: sqlite3.Connection, sample: int) -> Iterator[RecordFields]:
     picked = db.execute("SELECT key, row_json FROM induce_fields ORDER BY bucket, key LIMIT ?",
                         (sample,)).fetchall()
     for _key, row_json in sorted(picked):
-        system, instance, rtype, etype, entity, fields, facts = json.loads(row_json)
+        system, instance, rtype, etype, entity, fields, facts, statements, narrow = \
+            json.loads(row_json)
         yield RecordFields(system, instance, rtype, etype, entity,
                            tuple((k, v) for k, v in fields),
-                           tuple((a, v, about) for a, about, v in facts))
+                           tuple((a, v, about) for a, about, v in facts), tuple(statements),
+                           tuple((n, a) for n, a in narrow))

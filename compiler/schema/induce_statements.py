@@ -1,0 +1,342 @@
+"""Prose facts stated across documents: sentences of different records that state one fact
+(the same words around one value of one unit) become one induced attribute, so that equal-rank
+sources stating it differently are an open contradiction and authority decides the others.
+
+A product page says tests stay available offline "for up to 72 hours"; the review notes say
+"the offline window in Assess is 48 hours, after which cached tests are wiped from the
+device". Neither sentence names an attribute any schema declares, and no one surface phrase
+is stated twice, so neither the schema nor phrase induction (induce.py) brings them together.
+What they share is the fact's own words (``offline``, ``tests``, ``device``) and a value of
+one kind and unit (hours).
+
+Evidence, all of it required (a false merge makes a false contradiction):
+
+* each sentence holds exactly one value of a duration, percentage or money amount, and is
+  neither a question nor a hypothesis;
+* two sentences of different records share at least ``MIN_SHARED_WORDS`` content words that
+  are neither function words, general words (time, period, number …) nor words of any
+  entity's name, and state values of the same unit;
+* no record states two sentences of one group with different values (one record stating
+  both says they differ).
+
+Where a group's sentences name entities (``On a full charge Helio Warming Cabinet lasts 8
+hours``), the attribute is declared on those entities' types, so each sentence is a fact of
+the entity it names. Where none names one, the fact is company-wide (two runbooks' SEV1
+acknowledgement time): the attribute gets a ``home``, the entity of the member whose name the
+other sentences use most (else the first by id), and every sentence's fact is about it.
+
+Pure and deterministic: a function of the records' sentences and entities only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .keys import type_key
+
+if TYPE_CHECKING:
+    from .index import Vocabulary
+    from .induce import Induction, RecordFields
+
+MIN_SHARED_WORDS = 3
+MIN_CLAUSE_WORDS = 2  # of them in the clause that holds the value, in both sentences
+MIN_SHARED_SHARE = 0.25  # of the shorter sentence's content words
+MAX_POSTING = 200  # a word in more sentences than this says nothing of which fact
+MAX_NAME_WORDS = 4
+MAX_PHRASE_WORDS = 12
+STATEMENT_MARK = "induced: one fact stated in several records' sentences"
+
+_NUM = (r"(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+        r"twelve|fifteen|twenty|thirty|forty|forty-eight|fifty|sixty|seventy-two|ninety)")
+_DURATION = re.compile(
+    rf"(?<![\w.-]){_NUM}(?:\s*-\s*|\s+)(?:business\s+|working\s+|calendar\s+)?"
+    r"(minute|hour|day|week|month|year)s?\b", re.IGNORECASE)
+_PERCENT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:%|percent\b)", re.IGNORECASE)
+_MONEY = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kKmM]\b)?"
+                    r"|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP)\b)")
+_UNASSERTED = re.compile(r"\?\s*$|\bwhether\b|^\s*(?:if|unless|suppose|assuming)\b",
+                         re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
+# function words and words too general to say which fact a sentence states
+_SKIP = frozenset("""
+a an the of and or for to in on at by with from into onto within up after before under over
+than least most every each all any some no not nor is are was were be been being has have had
+do does did will would shall should can could may might must it its this that these those
+there here their our your his her we you they he she them us who which what when where while
+as so if then also only just about per via without until once more less very such other
+time date number period count total rate value amount level size limit term new current
+standard default maximum minimum max min first last general main data information day hour
+week month year minute days hours weeks months years minutes business working calendar
+percent usd eur gbp up keep keeps kept get gets make makes made
+""".split())
+
+
+def statement_value(text: str) -> tuple[str, str, str] | None:
+    """(kind, unit, value as written) of the one typed value a sentence holds: a duration
+    (unit: minute, hour, day …), a percentage or a money amount; None when it holds none,
+    several, or is no assertion."""
+    if _UNASSERTED.search(text):
+        return None
+    found = [("duration", m.group(1).lower(), m.group()) for m in _DURATION.finditer(text)]
+    found += [("percent", "%", m.group()) for m in _PERCENT.finditer(text)]
+    found += [("money", "", m.group()) for m in _MONEY.finditer(text)]
+    if len(found) != 1:
+        return None
+    return found[0]
+
+
+def value_clause(text: str, value: str) -> str:
+    """The clause of ``text`` (between semicolons) that holds ``value``: "Managers approve
+    expense reports up to $2,500; anything above that needs the Finance Director's approval"
+    states the $2,500 of expense reports, not of the director's approval."""
+    for part in re.split(r";\s+|\s+[—–]\s+", text):
+        if value in part:
+            return part
+    return text
+
+
+def _stem(w: str) -> str:
+    from ..extract.phrases import stem
+
+    return stem(w)
+
+
+def content_words(text: str, names: frozenset[str] = frozenset()) -> dict[str, str]:
+    """stem → the word as written, of the words of ``text`` that may say which fact it
+    states (no function or general word, no number, no word of an entity's name)."""
+    out: dict[str, str] = {}
+    for m in _WORD.finditer(text):
+        w = m.group()
+        low = w.lower()
+        if low in _SKIP or len(low) < 3:
+            continue
+        s = _stem(low)
+        if s in _SKIP or s in names or low in names:
+            continue
+        out.setdefault(s, low)
+    return out
+
+
+@dataclass(frozen=True)
+class _Said:
+    rid: str
+    entity: str
+    entity_type: str
+    text: str
+    kind: str
+    unit: str
+    value: str
+    words: dict[str, str]
+    near: frozenset[str]  # the words of the clause holding the value
+    about: str  # the known entity the sentence names ("" when none)
+
+
+def _named(text: str, entities: dict[str, str]) -> str:
+    """A known entity (page id) the sentence names in full (its slug's words in a row)."""
+    from ..slug import slugify
+
+    words = slugify(text).split("-")
+    found = []
+    for n in range(min(6, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            eid = entities.get("-".join(words[i:i + n]))
+            if eid is not None and (n > 1 or len(words[i]) > 3):
+                found.append(eid)
+        if found:
+            break
+    return found[0] if len(set(found)) == 1 else ""
+
+
+def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
+                      out: Induction) -> None:
+    from .model import Attribute
+
+    entities: dict[str, str] = {}  # slug of an entity's page name → its id
+    for r in records:
+        entities.setdefault(r.entity.split("/", 1)[-1], r.entity)
+    names = frozenset(_stem(w) for slug in entities for w in slug.split("-") if w) | \
+        frozenset(w for slug in entities for w in slug.split("-") if w)
+    said: list[_Said] = []
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for text in r.statements:
+            got = statement_value(text)
+            if got is None:
+                continue
+            words = content_words(text, names)
+            if len(words) < MIN_SHARED_WORDS:
+                continue
+            near = frozenset(content_words(value_clause(text, got[2]), names))
+            said.append(_Said(rid, r.entity, r.entity_type, text, *got, words, near,
+                              _named(text, entities)))
+    if len(said) < 2:
+        return
+    posting: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for i, s in enumerate(said):
+        for w in s.words:
+            posting[(s.kind, s.unit, w)].append(i)
+    pairs: Counter[tuple[int, int]] = Counter()
+    for ids in posting.values():
+        if len(ids) > MAX_POSTING:
+            continue
+        for x in range(len(ids)):
+            for y in range(x + 1, len(ids)):
+                pairs[(ids[x], ids[y])] += 1
+    parent = list(range(len(said)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for (i, j), n in sorted(pairs.items()):
+        a, b = said[i], said[j]
+        if a.rid == b.rid or n < MIN_SHARED_WORDS:
+            continue
+        if n < MIN_SHARED_SHARE * min(len(a.words), len(b.words)):
+            continue
+        if len(a.near & b.words.keys()) < MIN_CLAUSE_WORDS or \
+                len(b.near & a.words.keys()) < MIN_CLAUSE_WORDS:
+            continue  # the shared words are another clause's, not the value's
+        if a.about and b.about and a.about != b.about:
+            continue  # two entities' own figures ("Helio lasts 8 hours", "Tessa lasts 10")
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(said)):
+        groups[find(i)].append(i)
+    taken = {a for (_, a) in out.attributes}
+    for _, members in sorted(groups.items()):
+        if len(members) < 2:
+            continue
+        _declare([said[i] for i in members], vocab, out, taken, Attribute)
+
+
+def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set[str],
+             attribute_cls: Any) -> None:
+    by_record: dict[str, set[str]] = defaultdict(set)
+    for s in members:
+        by_record[s.rid].add(s.value.lower())
+    if any(len(v) > 1 for v in by_record.values()) or len(by_record) < 2:
+        return  # one record stating two values: they are not one fact
+    abouts = {s.about for s in members if s.about}
+    if len(abouts) > 1:
+        return
+    counts = Counter(w for s in members for w in s.words)
+    shared = sorted((w for w, n in counts.items() if n >= 2), key=lambda w: (-counts[w], w))
+    shared = shared[:MAX_PHRASE_WORDS]
+    first = min(members, key=lambda s: (len(s.words), s.rid))
+    order = [w for w in first.words if w in shared]
+    written = {w: s.words[w] for s in sorted(members, key=lambda s: s.rid) for w in s.words}
+    name = " ".join(first.words[w] for w in order[:MAX_NAME_WORDS])
+    if not name or vocab.declared_anywhere(name) is not None or name in taken:
+        return
+    kind, unit = members[0].kind, members[0].unit
+    spec: dict[str, Any] = {"type": kind, "induced": True, "description": STATEMENT_MARK,
+                            "phrases": (" ".join(written[w] for w in shared),)}
+    if kind == "duration":
+        spec["unit"] = unit + "s"
+    if kind == "money":
+        spec["currency"] = "USD"
+    if abouts:
+        about = next(iter(abouts))
+        etype = about.split("/", 1)[0]
+        home = about
+    else:
+        home = _home(members)
+        etype = home.split("/", 1)[0]
+    tname = vocab.type_name(etype) or etype
+    spec["home"] = home.split("/", 1)[1]
+    out.attributes[(tname, name)] = attribute_cls.model_validate(spec)
+    taken.add(name)
+    from .induce import InducedPhrase
+
+    out.phrases.append(InducedPhrase(
+        (tname,), name, kind, len(by_record),
+        f"{len(by_record)} records' sentences share the words {', '.join(shared)} around one "
+        f"{kind} value; about {spec['home']}"))
+
+
+def _home(members: list[_Said]) -> str:
+    """The entity a company-wide fact is about: the member's whose name's words the other
+    sentences use most, else the first by id."""
+    def used(s: _Said) -> int:
+        words = set(s.entity.split("/", 1)[-1].split("-"))
+        return sum(1 for o in members if o.entity != s.entity
+                   for w in re.findall(r"[a-z0-9]+", o.text.lower()) if w in words and len(w) > 3)
+    return max(sorted({s.entity: s for s in members}.values(), key=lambda s: s.entity),
+               key=used).entity
+
+
+# a value of one recognisable shape: a version (4.2.1) or a clock time or range (06:30-20:30)
+_SHAPED = re.compile(r"(?<![\w.:])(?:v?\d+(?:\.\d+){2,3}|\d{1,2}:\d{2}(?:\s?[-–]\s?\d{1,2}:\d{2})?)"
+                     r"(?![\w:]|\.\d)")
+
+
+def shaped_value(text: str) -> str | None:
+    """The one version or clock time a sentence holds (None: none, or several)."""
+    if _UNASSERTED.search(text):
+        return None
+    found = {m.group() for m in _SHAPED.finditer(text)}
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _kind_of_sentence(text: str) -> tuple[str, str | None] | None:
+    """The value kind (and duration unit) of the one typed value a sentence holds, in the
+    terms of phrase induction (``prose_kind``)."""
+    if (v := shaped_value(text)) is not None:
+        return ("code", None) if statement_value(text) is None else None
+    got = statement_value(text)
+    if got is None:
+        return None
+    kind, unit, _ = got
+    return (kind, unit + "s") if kind == "duration" else (kind, None)
+
+
+def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]],
+                      kinds: dict[str, Counter[tuple[str, str | None]]],
+                      stated: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
+    """Prose names only one record states as a fact ("The current firmware of Orbis Pulse
+    Oximeter is 4.2.1"), that another record's sentence states too without the phrase
+    shape ("Orbis Pulse Oximeter runs firmware 4.2.0 as current release"): every content
+    word of the name, the entity it is stated of, and one value of its kind. {name: the
+    records whose sentences state it}; phrase induction counts them as stating it."""
+    from ..slug import slugify
+
+    wanted = {}
+    for name, rids in once.items():
+        words = frozenset(content_words(name))
+        kind = max(sorted(kinds[name].items(), key=lambda kv: str(kv[0])), key=lambda kv: kv[1])[0]
+        if words and kind[0] != "text":
+            wanted[name] = (words, kind, set(stated[name]))
+    out: dict[str, set[str]] = defaultdict(set)
+    if not wanted:
+        return out
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for text in r.statements:
+            kind = _kind_of_sentence(text)
+            if kind is None:
+                continue
+            words = frozenset(content_words(text))
+            slug = f"-{slugify(text)}-"
+            for name, (need, nkind, abouts) in wanted.items():
+                if rid in once[name] or nkind[0] != kind[0] or not need <= words:
+                    continue
+                if nkind[0] == "duration" and nkind[1] != kind[1]:
+                    continue
+                if any(f"-{a}-" in slug for a in abouts):
+                    out[name].add(rid)
+    return out
+
+
+def statement_rows(claims: Iterable[dict[str, Any]]) -> list[str]:
+    """The sentences of an extraction's statements that hold one typed or shaped value."""
+    return sorted({str(c["value"]) for c in claims if c.get("kind") == "statement"
+                   and _kind_of_sentence(str(c.get("value", ""))) is not None})

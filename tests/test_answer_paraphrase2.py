@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from compiler.retrieval.acronyms import expansion
 from compiler.retrieval.abbreviations import expand_clipped, spell_out_clipped
 from compiler.state import State
 from answer_corpus import abstains, answers, markdown_state
@@ -52,6 +53,13 @@ title: Hybrid Working Rules
 
 - Core hours: 09:30-14:30 GMT
 - Equipment budget: GBP 250 per year
+""",
+    "oak-valley-tandem.md": """---
+title: Oak Valley - Tandem Service
+---
+# Oak Valley - Tandem Service
+
+Oak Valley riders book tandems through the front desk.
 """,
     "mileage-claims.md": """---
 title: Mileage Claims Procedure
@@ -100,6 +108,12 @@ def test_a_clipped_word_of_a_corpus_term_is_spelt_out(state: State) -> None:
     spelt = spell_out_clipped(state, "Weekly price of a cargo tr?")
     assert spelt == "Weekly price of a cargo trike?"
     answers(state, "Weekly price of a cargo tr?", "$210")
+
+
+def test_an_acronym_is_not_spelt_across_the_parts_of_a_name(state: State) -> None:
+    assert expansion(state, "FHR") == "fleet hire rates"
+    # "Oak Valley - Tandem Service": no phrase "oak valley tandem" to spell "OVT"
+    assert expansion(state, "OVT") == ""
 
 
 def test_clipped_words_need_one_reading_of_the_wiki() -> None:

@@ -39,7 +39,8 @@ def ask_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable answer")] = False,
     save: Annotated[bool, typer.Option(
         "--save", help="file the answer back into the wiki as a page of type answer, kept "
-        "current by every compile (see `folio answers`)")] = False,
+        "current by every compile, clean rebuilds included (the filed answer is kept beside the "
+        "corpus, in .folio-answers/; see `folio answers`)")] = False,
 ) -> None:
     """Answer in sentences that each cite the claims they state, from the claims you may see.
     Every answer is stored as a signed answer record (see `folio audit`).

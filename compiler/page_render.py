@@ -177,7 +177,8 @@ class RenderPhase(CompileSetup):
         from .answer_pages import ANSWER_TYPE, answer_page_id, load_filed
 
         rows = self.state.db.execute("SELECT entity_id FROM pages WHERE type=?", (ANSWER_TYPE,))
-        return {r[0] for r in rows} | {answer_page_id(f.question) for f in load_filed(self.out, self.src)}
+        filed = load_filed(self.out, self.src)  # kept beside the corpus
+        return {r[0] for r in rows} | {answer_page_id(f.question) for f in filed}
 
     def _file_answers(self, signing: SigningPlan | None) -> None:
         from .answer_pages import update_pages

@@ -55,8 +55,22 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "dispatch ship shipping",
     "student pupil kid child learner", "affect affected impact impacted",
     "delete erase wipe purge", "ask request", "shipment consignment parcel",
-    "carrier haulier haulage hauler",
+    "carrier haulier haulage hauler", "cause because reason",
 )
+# everyday paraphrases of what policies and postmortems say (kept apart from the groups above
+# so that merges stay easy): "was the platform *down*" asks an *outage*, a *stolen* machine a
+# *theft*, "car mileage *payback*" a *reimbursement*, "is there a *cutoff*" a *deadline*
+PARAPHRASE_GROUPS: tuple[str, ...] = (
+    "outage down downtime unavailable unavailability",
+    "theft stolen steal",
+    "refund reimbursement payback repay",
+    "cutoff deadline",
+    "unload unloading dock docking receiving",
+    "trail history",
+    "free included complimentary",
+    "increase rise raise hike uplift",
+)
+SYNONYM_GROUPS = SYNONYM_GROUPS + PARAPHRASE_GROUPS
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
 # trucks are electric"): no part of what is asked
 PREAMBLE = re.compile(r"^.*?\b(?:remember|recall|know|sure|wonder|wondering|forgot|forget|"
@@ -115,6 +129,20 @@ PHRASES = (
                 r"(?:manufacturing\s+)?(?:defects?|faults?|failures?|breakdowns?)\b", re.I),
      "under warranty"),
     (re.compile(r"\b(?:defect|fault)\s+(?:cover|coverage|protection)\b", re.I), "warranty"),
+    # something thrown in for free is included free of charge ("FleetLink is included at no
+    # charge"); "extra hands" are temporary staff
+    (re.compile(r"\bthrown\s+in\b", re.I), "included"),
+    (re.compile(r"\b(?:for\s+free|free\s+of\s+charge|at\s+no\s+(?:extra\s+|additional\s+)?"
+                r"(?:cost|charge))\b", re.I), "free"),
+    (re.compile(r"\b(?:extra|additional|more|temporary)\s+(?:pairs?\s+of\s+)?hands\b", re.I),
+     "temporary staff"),
+    # "did the committee sign off (on)" asks what it approved (not a sign-in)
+    (re.compile(r"\bsign(?:s|ed|ing)?[- ]?off(?:\s+on)?\b", re.I), "approve"),
+    # the hours one has to be online, available or reachable are the core hours
+    (re.compile(r"\bwhen\s+(?:do|must|should|shall)\s+(?:i|we|you|staff|employees|people)\s+"
+                r"(?:have\s+to\s+|need\s+to\s+)?be\s+(?:online|available|reachable|"
+                r"contactable|logged\s+on|at\s+(?:my|our|your|their|the)\s+desks?)\b", re.I),
+     "what are the core hours"),
     # the size of a deal, an order or a contract is its amount ("how big is the X deal",
     # "how large was the order"), not a physical size
     (re.compile(r"\bhow\s+(?:big|large|much)\s+(?:is|was|are|were)\s+((?:[\w'&.-]+\s+){0,8}?"
@@ -136,6 +164,10 @@ PHRASES = (
     # a contract that needs renewing by a date has a renewal date
     (re.compile(r"\b(?:needs?|is\s+due|comes?\s+up)\s+(?:for\s+)?(?:renewing|renewal|"
                 r"to\s+be\s+renewed|renewed)\b", re.I), "renewal"),
+    # a contract that is up has run its term: its renewal date ("when is their contract
+    # with us up"; not "up to", "up for sale")
+    (re.compile(r"\b(contract|agreement|lease|licen[cs]e|subscription)((?:\s+with\s+\w+)?)"
+                r"\s+up\b(?!\s+(?:to|for)\b)", re.I), r"\1\2 renewal"),
     # what came out of something followed from it ("the ticket that came out of the
     # postmortem"): no verb of what is asked
     (re.compile(r"\b(?:came|comes|come|grew|arose|arises|resulted|results|stemmed|stems)\s+"

@@ -46,6 +46,8 @@ type: policy
 Claims must be filed no later than 45 days after the visit ends.
 
 Claims above EUR 500 need the finance lead's sign-off.
+
+Approved claims are reimbursed by bank payment.
 """,
     "ovenlink.md": """---
 title: OvenLink

@@ -433,6 +433,12 @@ class AspectMatcher:
                     return True
         return False
 
+    def _wiki_uses(self, t: str) -> bool:
+        """The wiki says the word somewhere (a word it never uses may be a paraphrase: the
+        "*underlying* cause" of a sentence giving the root cause)."""
+        df_of = getattr(self, "_df_of", None)
+        return df_of is None or bool(df_of("page", t) or df_of("record", t))
+
     def _other_event_said(self, said: set[str]) -> bool:
         """A sentence read for the date of the event a "when" asks ("expire", "fixed") that
         names no such event, or only another one ("reported", "tipped over on …")."""
@@ -462,7 +468,8 @@ class AspectMatcher:
         """The condition the question puts on what it asks ("a fee *if a customer returns a
         machine late*") is mostly neither in the claim nor on its page (its words the wiki uses
         elsewhere, by weight): the claim answers another case."""
-        words = [t for t in getattr(self, "_condition", ()) if t not in entity and t.isalpha()]
+        words = [t for t in getattr(self, "_condition", ())
+                 if t not in entity and t.isalpha() and len(t) > 2]
         df_of = getattr(self, "_df_of", None)
         if df_of is None or not words:
             return False
@@ -583,7 +590,8 @@ class AspectMatcher:
         if statement and len(nouns) > 1 and not keyword_query(
                 getattr(self, "_question_text", "")) and not all(
                 covered(t) > 0 or t in _UNRESTRICTING_KEYS or t in _GENERIC_KEYS or (
-                    page is not None and page.title[t]) for t in nouns):
+                    page is not None and page.title[t]) or not self._wiki_uses(t)
+                for t in nouns):
             # a sentence answers the asked phrase whole: "the *late payment* fee" is not a
             # sentence on charges reaching customers late (an attribute's name may say it in
             # other words; a sentence that leaves a word of it out speaks of something else)

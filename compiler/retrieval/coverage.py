@@ -349,9 +349,10 @@ def asked_condition(question: str, stopwords: frozenset[str]) -> list[str]:
     m = _CONDITION.search(question)
     if not m or not re.search(r"\w", question[:m.start()]):
         return []
+    # (a pronoun's contraction, "I'm", "we're", is its pronoun)
     return [w for w in (x.lower().removesuffix("'s") for x in _WORD.findall(m.group("c")))
             if w not in stopwords and w not in _DETERMINERS and w not in _PRONOUNS
-            and w.strip("-")]
+            and w.split("'")[0] not in _PRONOUNS and w.strip("-")]
 
 
 # "the overtime cap *outside peak season*", "every region *except the EU*": what the asked

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.retrieval import FRAME_WORDS, STOPWORDS
+from compiler.retrieval.answer_types import _shaped, answer_type
 from compiler.retrieval.coverage import KIND_WORDS, asked_condition, asked_subject
 from answer_corpus import abstains, answers, markdown_state
 
@@ -30,6 +31,8 @@ type: policy
 Annual leave covers holidays and personal days for all salaried staff.
 
 Staff may roll over up to three days of unused leave into the next year.
+
+Home office allowance: EUR 250 per year
 
 | Tenure | Annual leave |
 |---|---|
@@ -149,6 +152,12 @@ def test_a_fee_or_rate_is_an_amount_not_a_span_of_time() -> None:
             assert shape.search(amount), (word, amount)
 
 
+def test_an_amount_per_year_is_no_duration() -> None:
+    wanted = answer_type("How many days a week can staff work from home?")
+    assert not _shaped(wanted, "EUR 250 per year")
+    assert _shaped(wanted, "up to 3 days a week")
+
+
 @pytest.mark.parametrize("question", [
     # the subject's modifier names another kind than the policy's (salaried staff)
     "How much leave do seasonal staff get?",
@@ -165,6 +174,8 @@ def test_a_fee_or_rate_is_an_amount_not_a_span_of_time() -> None:
     "What is the fee for a late claim?",
     # a sentence that leaves a word of the asked phrase out ("payment") speaks of another thing
     "What is the late payment fee for bakeries?",
+    # a condition the wiki never speaks of (cancelling) is not a case a price covers
+    "Is there a fee if a bakery cancels an oven delivery late?",
 ])
 def test_near_misses_in_prose_are_not_answered(state, question: str) -> None:
     abstains(state, question)
@@ -177,6 +188,8 @@ def test_near_misses_in_prose_are_not_answered(state, question: str) -> None:
     ("What bonus rate do regional directors get?", "3%"),
     ("What is the cleaning charge for a returned oven?", "EUR 80"),
     ("What is the price of a replacement OvenLink sensor?", "EUR 35"),
+    ("How much is the home office allowance for staff?", "EUR 250"),
+    ("Is there a cleaning charge if a bakery returns an oven?", "EUR 80"),
     ("When must mileage claims be filed?", "45 days"),
     ("When did the deck oven overheat at Crumbwell Hearth?", "2026-10-14"),
     ("When was the Crumbwell Hearth oven rental reviewed?", "2026-09-30"),

@@ -57,6 +57,8 @@ def _shaped(wanted: re.Pattern, value: str, value_type: str | None = None) -> bo
     if wanted is _TYPES[4][1] and value_type in _NOT_NAMES:
         return False  # "who manages the account" is not answered by its account *type*
     v = _digits(value)
+    if wanted is _TYPES[0][1] and _MONEY.search(v) and value_type != "duration":
+        return False  # "EUR 300 per year" is an amount, not how long anything takes
     return bool(wanted.search(v) or (wanted is _TYPES[3][1] and _TYPES[0][1].search(v))
                 or (value_type is not None and value_type in _TYPED_AS.get(id(wanted), ())))
 

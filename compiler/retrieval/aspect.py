@@ -473,17 +473,18 @@ class AspectMatcher:
         df_of = getattr(self, "_df_of", None)
         if df_of is None or not words:
             return False
-        # (a word the wiki never uses counts too: a condition it never speaks of, "if a
-        # customer *cancels* late", is not a case it covers)
-        used = words
+        # the words the wiki uses weigh in the share; a word it never uses may be a paraphrase
+        # ("working from *home*" of hybrid working) but still counts as one missing: two such
+        # words are a case it never speaks of ("if a customer *cancels* a shipment *late*")
+        used = [t for t in words if df_of("page", t) or df_of("record", t)]
         def said_here(t: str) -> float:
             return 1.0 if covered(t) or any(
                 _tf(c, t) for c in (page.title, page.attribute, page.value, page.text)) else 0.0
 
         # (two of its words missing is another case: "a fee if a customer *cancels* a shipment
         # *late*" is not a price that only says customers and shipments)
-        return (share(used, said_here, lambda t: weight.get(t, 1.0)) < 0.5
-                or sum(not said_here(t) for t in used) > 1)
+        return ((bool(used) and share(used, said_here, lambda t: weight.get(t, 1.0)) < 0.5)
+                or sum(not said_here(t) for t in words) > 1)
 
     def _other_measure(self, claim: Claim) -> bool:
         """The question measures what it asks about ("a *60 ft* boom") and the claim's

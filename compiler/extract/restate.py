@@ -41,6 +41,7 @@ from .phrases import AttrRef, tokens, vocabulary
 from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
                                         content_words, statement_value, value_clause)
 from ..schema.narrow import NARROW_MARK, narrowed
+from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
 
 # a question or a hypothesis states nothing (as in offline.py)
@@ -81,6 +82,8 @@ class _Known:
     # one fact several records' sentences state (compiler/schema/induce_statements.py): read
     # only from a sentence with as many of its words, and a value of its unit
     statement: bool = False
+    # a name only (a table's column, induced): a sentence states it saying all its words
+    whole: bool = False
 
 
 @per_schema
@@ -107,7 +110,8 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
             words = {w for w in words if w not in generic and len(w) > 2 and w.isalpha()}
             if words:
                 by_type.setdefault(type_key(tname), []).append(
-                    _Known(AttrRef(tname, aname, spec), frozenset(words)))
+                    _Known(AttrRef(tname, aname, spec), frozenset(words),
+                           whole=spec.induced and spec.description == SEGMENT_ROW_MARK))
     segments = []
     for qname, q in schema.qualifiers.items():
         if not q.description.startswith("induced"):
@@ -142,7 +146,8 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
         elif raw.kind == "statement" and by_type:
             raw = _loose(raw, own_type, schema, by_type, segments, named, stated) or raw
         elif raw.kind == "fact" and not raw.mapped:
-            raw = ((_segment_item(raw, body, schema) if segments and body else None)
+            raw = (_segment_row(raw, own_type, schema)
+                   or (_segment_item(raw, body, schema) if segments and body else None)
                    or (_loose(raw, own_type, schema, by_type, segments, named, stated)
                        if by_type else None) or raw)
         out.append(_narrowed(raw, schema, body))
@@ -242,6 +247,40 @@ def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
     return RawClaim(attribute=ref.name, value=value, kind="fact", quote=raw.quote,
                     span=raw.span, subject_phrase=raw.subject_phrase, mapped=True,
                     qualifiers=tuple(sorted(quals.items())), subject_type=ref.entity_type)
+
+
+_ROW_FACT = re.compile(r"^(?P<column>[a-z][\w' -]*?) for (?P<label>[\w+&' -]+)$")
+
+
+def _segment_row(raw: RawClaim, own_type: str, schema: Schema) -> RawClaim | None:
+    """"Engineer on site for gold" (a table row labelled with a customer segment, read
+    without the schema knowing its column): induction declared the column an attribute
+    qualified by the segment (compiler/schema/induce.py, ``SEGMENT_ROW_MARK``); the row
+    label is the qualifier's value, the cell the attribute's."""
+    m = _ROW_FACT.match(raw.attribute)
+    if m is None or not raw.subject_phrase or raw.subject_phrase.strip().lower() != m["label"]:
+        return None
+    for tname, etype in schema.types.items():
+        if type_key(tname) != type_key(own_type):
+            continue
+        spec = etype.attributes.get(m["column"])
+        if spec is None or not spec.qualifiers:
+            return None
+        for qname in spec.qualifiers:
+            q = schema.qualifiers.get(qname)
+            if q is None:
+                continue
+            label = next((lab for lab, syn in q.values.items()
+                          if m["label"] in {lab.lower(), *(x.lower() for x in syn)}), None)
+            if label is None:
+                continue
+            value = _one_value(raw.value, AttrRef(tname, m["column"], spec))
+            if value is None:
+                return None
+            return RawClaim(attribute=m["column"], value=value, kind="fact", quote=raw.quote,
+                            span=raw.span, subject_phrase=raw.subject_phrase, mapped=True,
+                            qualifiers=((qname, label),), subject_type=tname)
+    return None
 
 
 def _segment_for_base(raw: RawClaim, text: str, schema: Schema, segments
@@ -356,6 +395,8 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if etype not in types:
                 continue
             shared = len(k.words & words)
+            if k.whole and not k.words <= words:
+                continue
             if shared and (v := _one_value(value_text, k.ref)) is not None:
                 best.append((shared, k, v))
         # an attribute a name or phrase declares first; a fact only sentences induced, after

@@ -44,7 +44,7 @@ from decimal import Decimal
 from typing import Any
 
 from .index import Vocabulary, vocabulary
-from .induction import (INDUCED_VERSION, Column, InducedField, InducedPhrase, Induction,
+from .induction import (INDUCED_VERSION, SEGMENT_ROW_MARK, Column, InducedField, InducedPhrase, Induction,
                         RecordFields)
 from .induce_statements import induce_statements, statement_support
 from .narrow import induce_narrowed
@@ -265,6 +265,7 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
     for _, group in sorted(by_type.items()):
         _induce_type(group, vocab, out)
         _induce_value_maps(group, vocab, out)
+    _induce_segment_rows(records, vocab, out)
     _induce_phrases(records, vocab, out)
     induce_statements(records, vocab, out)
     induce_narrowed(records, vocab, out)
@@ -660,6 +661,76 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
             out.phrases.append(InducedPhrase(
                 tuple(tnames), name, kind, len(seen[name]),
                 f"stated by {len(seen[name])} records, {n} of {total} values read as {kind}"))
+
+
+# "Engineer on site for gold": a table cell (or a "Plan: Gold; X: 8 hours" row) read without
+# the schema knowing its column, named "<column> for <row label>" (offline.py)
+_ROW_FACT = re.compile(r"^(?P<column>[a-z][\w' -]*?) for (?P<label>[\w+&' -]+)$")
+MIN_SEGMENT_ROWS = 2  # segments one record's rows give the column a value for
+
+
+def segment_label(vocab: Vocabulary, out: Induction, text: str) -> tuple[str, str] | None:
+    """(qualifier, value) a row label names: one of the corpus's own customer segments (a CRM
+    plan field's values, induced) first, else a declared qualifier's value."""
+    key = text.strip().lower()
+    for qname, values in sorted(out.qualifiers.items()):
+        for label, synonyms in sorted(values.items()):
+            if key == label.lower() or key in synonyms:
+                return qname, label
+    for qname in vocab.qualifier_names():
+        if (canon := vocab.qualifier_value(qname, text)) is not None:
+            return qname, canon
+    return None
+
+
+def _induce_segment_rows(records: list[RecordFields], vocab: Vocabulary, out: Induction) -> None:
+    """A table whose rows are customer segments (Platinum, Gold, Basic) and whose column holds
+    a typed value in each ("Service plan | Engineer on site | …") states the column's
+    attribute once per segment: the column is an attribute of the record's entity type,
+    qualified by that segment, so that another record stating it for one segment ("gives Gold
+    customers an engineer on site within 36 hours") meets the row it contradicts. One record
+    suffices: its rows are the repeated evidence (at least two segments, every value of one
+    type). A column the schema names was mapped at extraction and is not induced again."""
+    cols: dict[tuple[str, str, str], dict[str, list[tuple[str, str | None]]]] = defaultdict(
+        lambda: defaultdict(list))
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for name, value, _about in r.facts:
+            m = _ROW_FACT.match(name)
+            if m is None or len(m["column"].split()) > MAX_PHRASE_WORDS:
+                continue
+            seg = segment_label(vocab, out, m["label"])
+            if seg is None:
+                continue
+            cols[(r.entity_type, m["column"], seg[0])][rid].append(
+                (seg[1], *(prose_kind(value) or ("text", None))))  # type: ignore[arg-type]
+    for (etype, column, qname), by_record in sorted(cols.items()):
+        if vocab.declared_anywhere(column) is not None:
+            continue
+        kinds: Counter[tuple[str, str | None]] = Counter()
+        rows = 0
+        for got in by_record.values():
+            if len({label for label, _, _ in got}) >= MIN_SEGMENT_ROWS:
+                rows += 1
+                kinds.update((k, u) for _, k, u in got)
+        if not rows or len({k for k, _ in kinds}) != 1:
+            continue
+        (kind, _), _n = kinds.most_common(1)[0]
+        if kind in ("text", "code", "date"):
+            continue  # a segment's free text or date is no comparable measure
+        spec: dict[str, Any] = {"type": kind, "induced": True, "qualifiers": (qname,),
+                                "description": SEGMENT_ROW_MARK}
+        if kind == "duration":
+            units = Counter(u for (_, u), c in kinds.items() for _ in range(c))
+            spec["unit"] = sorted(units.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
+        if kind == "money":
+            spec["currency"] = "USD"
+        tname = vocab.type_name(etype) or etype
+        if (tname, column) not in out.attributes:
+            out.attributes[(tname, column)] = Attribute.model_validate(spec)
+            out.phrases.append(InducedPhrase(
+                (tname,), column, kind, len(by_record),
+                f"a column of {rows} record(s) whose rows are {qname} values, read as {kind}"))
 
 
 # words too general for two names sharing them to mean one fact without values to show it

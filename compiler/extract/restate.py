@@ -144,10 +144,13 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
         if raw.kind == "fact" and raw.mapped and segments:
             raw = _with_segment(raw, schema, segments)
         elif raw.kind == "statement" and by_type:
-            raw = _loose(raw, own_type, schema, by_type, segments, named, stated) or raw
+            raw = ((_segment_item(raw, body, schema, own_type, by_type)
+                    if segments and body else None)
+                   or _loose(raw, own_type, schema, by_type, segments, named, stated) or raw)
         elif raw.kind == "fact" and not raw.mapped:
             raw = (_segment_row(raw, own_type, schema)
-                   or (_segment_item(raw, body, schema) if segments and body else None)
+                   or (_segment_item(raw, body, schema, own_type, by_type)
+                       if segments and body else None)
                    or (_loose(raw, own_type, schema, by_type, segments, named, stated)
                        if by_type else None) or raw)
         out.append(_narrowed(raw, schema, body))
@@ -217,13 +220,33 @@ def _with_segment(raw: RawClaim, schema: Schema, segments) -> RawClaim:
 _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 
 
-def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
+# "Gold: 60 days", "Gold plan — 60 days", "Basic customers: 45 days": a list item led by a
+# segment's name (and a segment noun), then its value
+_LED_ITEM = re.compile(r"^\W*(?P<label>[A-Za-z][\w+&' -]*?)\s*(?::|\s[—–-])\s+(?P<v>\S.*)$")
+_TRAILING_NOUN = re.compile(rf"(?:[- ](?:plan|tier|level|package|{_SEGMENT_NOUN}))+$",
+                            re.IGNORECASE)
+
+
+def _segment_item(raw: RawClaim, body: str, schema: Schema, own_type: str = "",
+                  by_type=None) -> RawClaim | None:
     """"- Gold: 8 hours" under a heading "On-site response time": extraction read the label
-    as an attribute of its own (it did not know the segment); the heading names the
-    attribute, the label is the corpus's segment, the value is of the attribute's type."""
-    label = next(((q, lab) for q, lab, words in _segment_words(schema)
-                  if raw.attribute.lower() in words), None)
-    if label is None or raw.span is None:
+    as an attribute of its own, or the item as a statement (it did not know the segment);
+    the heading names the attribute, the label is the corpus's segment, the value is of the
+    attribute's type. A heading no phrase names ("Return authorisation period") names the
+    one typed attribute of the record's type that varies by segment and shares a content
+    word with it."""
+    if raw.span is None:
+        return None
+    if raw.kind == "statement":
+        m = _LED_ITEM.match(" ".join(raw.value.split()))
+        if m is None:
+            return None
+        said, value_text = m["label"], m["v"]
+    else:
+        said, value_text = raw.attribute, raw.value
+    said = _TRAILING_NOUN.sub("", said.strip()).lower() or said.strip().lower()
+    label = next(((q, lab) for q, lab, words in _segment_words(schema) if said in words), None)
+    if label is None:
         return None
     heading = None
     for line in body[:raw.span[0]].splitlines():
@@ -234,12 +257,17 @@ def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
     from .prose import context_of
 
     ctx = context_of(vocabulary(schema), heading)
-    if len(ctx.attributes) != 1:
+    if len(ctx.attributes) == 1:
+        ref = ctx.attributes[0]
+    elif not ctx.attributes and by_type:
+        ref = _named_by_words(heading, own_type, by_type)
+        if ref is None:
+            return None
+    else:
         return None
-    ref = ctx.attributes[0]
     if ref.spec.type not in _LOOSE_TYPES or not ref.spec.qualifiers:
         return None
-    value = _one_value(raw.value, ref)
+    value = _one_value(value_text, ref)
     if value is None:
         return None
     quals = dict(ctx.qualifiers)
@@ -247,6 +275,18 @@ def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
     return RawClaim(attribute=ref.name, value=value, kind="fact", quote=raw.quote,
                     span=raw.span, subject_phrase=raw.subject_phrase, mapped=True,
                     qualifiers=tuple(sorted(quals.items())), subject_type=ref.entity_type)
+
+
+def _named_by_words(heading: str, own_type: str, by_type) -> AttrRef | None:
+    """The one attribute of ``own_type`` that varies by segment and shares the most content
+    words (at least one) with ``heading``; None when none or several do."""
+    words = {t for t, _, _ in tokens(_COMPOUND.sub(" ", heading))}
+    scored = [(len(k.words & words), k) for k in by_type.get(type_key(own_type), ())
+              if not k.statement and k.ref.spec.qualifiers
+              and (not k.whole or k.words <= words)]
+    top = max((n for n, _ in scored), default=0)
+    best = [k for n, k in scored if n == top]
+    return best[0].ref if top and len(best) == 1 else None
 
 
 _ROW_FACT = re.compile(r"^(?P<column>[a-z][\w' -]*?) for (?P<label>[\w+&' -]+)$")

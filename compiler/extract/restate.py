@@ -40,7 +40,7 @@ from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
 from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
                                         content_words, statement_value, value_clause)
-from ..schema.narrow import NARROW_MARK, narrowed
+from ..schema.narrow import NARROW_MARK, compound_words, narrowed
 from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
 
@@ -84,6 +84,8 @@ class _Known:
     statement: bool = False
     # a name only (a table's column, induced): a sentence states it saying all its words
     whole: bool = False
+    # a narrowed name's compound modifiers as words ("on site"): a sentence must say them
+    compound: tuple[str, ...] = ()
 
 
 @per_schema
@@ -97,7 +99,14 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
             if (spec.type not in _LOOSE_TYPES and not shaped) or spec.cardinality != "single":
                 continue
             if spec.induced and spec.description == NARROW_MARK:
-                continue  # reached by renaming its wider attribute only (_narrowed)
+                # reached by renaming its wider attribute (_narrowed), or by a sentence that
+                # says its modifier unhyphenated ("an engineer on site within 36 hours")
+                words = {t for t, _, _ in tokens(_COMPOUND.sub(" ", aname))}
+                by_type.setdefault(type_key(tname), []).append(_Known(
+                    AttrRef(tname, aname, spec),
+                    frozenset(w for w in words if w not in generic and len(w) > 2),
+                    compound=tuple(compound_words(aname))))
+                continue
             if spec.induced and spec.description == STATEMENT_MARK:
                 words = frozenset(w for text in spec.phrases for w in content_words(text))
                 by_type.setdefault(type_key(tname), []).append(
@@ -382,7 +391,8 @@ def _all_words(by_type) -> frozenset[str]:
     got = _WORDS.get(id(by_type))
     if got is not None and got[0] is by_type:
         return got[1]
-    words = frozenset(w for ks in by_type.values() for k in ks for w in k.words)
+    words = frozenset(w for ks in by_type.values() for k in ks
+                      for w in (*k.words, *(t for c in k.compound for t, _, _ in tokens(c))))
     _WORDS.clear()
     _WORDS[id(by_type)] = (by_type, words)
     return words
@@ -402,8 +412,11 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     if fact and (m := _COUNTED_VALUE.match(" ".join(value_text.lower().split()))) is not None:
         # "Storage: 2,200 pallet positions": what the number counts says which attribute
         also |= {t for t, _, _ in tokens(m.group(1))}
-    if not (also & _all_words(by_type)) and not any(t in _all_words(by_type) for t, _, _ in tokens(
-            raw.attribute if fact else text)):
+    known = _all_words(by_type)
+    if not (also & known) and not any(t in known for t, _, _ in tokens(
+            raw.attribute if fact else text)) and not (
+            fact and any(_says(raw.quote, c) for ks in by_type.values() for k in ks
+                         for c in k.compound)):
         return None  # no word of any typed attribute: no need to look for entities
     names = list(named(text))
     spans = [(s, e) for s, e, _ in names]
@@ -437,6 +450,10 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             shared = len(k.words & words)
             if k.whole and not k.words <= words:
                 continue
+            if k.compound:
+                if not all(_says(text, c) or _says(raw.quote, c) for c in k.compound):
+                    continue
+                shared += len(k.compound)
             if shared and (v := _one_value(value_text, k.ref)) is not None:
                 best.append((shared, k, v))
         # an attribute a name or phrase declares first; a fact only sentences induced, after
@@ -450,6 +467,12 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
                 return _fact_of(raw, text, k.ref, v, schema, segments)
             break  # several fit as well: not for a guess
     return None
+
+
+def _says(text: str, words: str) -> bool:
+    """``text`` says ``words`` as such, hyphenated or not ("on site", "on-site")."""
+    pat = r"[\s-]+".join(re.escape(w) for w in words.split())
+    return re.search(rf"(?<![\w-]){pat}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 def _statement_words(text: str

@@ -61,7 +61,10 @@ _COMPOUND = re.compile(r"\w+(?:-\w+)+")
 # English verbs that say an attribute's word without using it: a device "sent back" (or "to
 # send devices back") is returned, whatever the policy calls its window
 _PHRASAL = ((re.compile(r"\b(?:send|sends|sending|sent)\b(?:\s+[\w-]+){0,2}?\s+back\b",
-                        re.IGNORECASE), "return"),)
+                        re.IGNORECASE), "return"),
+            # what a device does "on a full charge" (or "per charge") it does on its battery
+            (re.compile(r"\b(?:on|per)\s+(?:a\s+|one\s+)?(?:single\s+|full\s+)?charge\b",
+                        re.IGNORECASE), "battery"))
 
 
 def _phrasal(text: str) -> set[str]:

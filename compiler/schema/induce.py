@@ -629,10 +629,16 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
             and len(n.split()) >= 2}
     for name, rids in statement_support(records, once, kinds, stated).items():
         seen[name] = seen[name] | rids
+    # a phrase's records are those stating it under any of its names ("Battery life: 8
+    # hours", "Runtime on battery: 10 hours" and "the battery runtime of X is 12 hours" are
+    # three records stating one fact, not three records stating three facts once each)
+    group_records = {name: set(rids) for name, rids in seen.items()}
+    for other, keep in same.items():
+        group_records.setdefault(keep, set()).update(seen.get(other, ()))
     for name in sorted(seen):
         if name in same:
             continue  # a second name of another phrase: declared as that one's phrase
-        if len(seen[name]) < MIN_PHRASE_RECORDS:
+        if len(group_records[name]) < MIN_PHRASE_RECORDS:
             continue
         (kind, unit), n = max(sorted(kinds[name].items(), key=lambda kv: str(kv[0])),
                               key=lambda kv: kv[1])
@@ -659,8 +665,9 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
                 tnames.append(tname)
         if tnames:
             out.phrases.append(InducedPhrase(
-                tuple(tnames), name, kind, len(seen[name]),
-                f"stated by {len(seen[name])} records, {n} of {total} values read as {kind}"))
+                tuple(tnames), name, kind, len(group_records[name]),
+                f"stated by {len(group_records[name])} records, {n} of {total} values read as "
+                f"{kind}"))
 
 
 # "Engineer on site for gold": a table cell (or a "Plan: Gold; X: 8 hours" row) read without

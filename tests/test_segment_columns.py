@@ -169,8 +169,11 @@ def test_one_fact_stated_once_each_under_joined_names_by_several_records_is_indu
     (name,) = names
     assert set(ind.attributes[("product", name)].phrases) == {
         "battery life", "runtime on battery", "battery runtime"} - {name}
-    # one record alone is not enough
+    # one record alone is not enough, nor two names that only share a word
     assert not {a for (t, a) in induce(base_schema(), records[:1]).attributes if t == "product"}
+    two = [_product("kora", ("units affected", "12", "")),
+           _product("lumen", ("users affected", "40", ""))]
+    assert not {a for (t, a) in induce(base_schema(), two).attributes if t == "product"}
 
 
 def test_on_a_full_charge_says_battery() -> None:
@@ -184,3 +187,9 @@ def test_on_a_full_charge_says_battery() -> None:
     (got,) = reread([_statement("On a full charge the pump lasts 8 hours.")], "product",
                     schema, _none)
     assert (got.attribute, got.value) == ("battery runtime", "8 hours")
+
+
+def test_a_value_in_words_between_thirteen_and_nineteen_is_a_value() -> None:
+    text = "The ventilator must be recalibrated every fifteen months."
+    (got,) = reread([_statement(text)], "product", base_schema(), _none)
+    assert (got.attribute, got.value) == ("calibration interval", "fifteen months")

@@ -383,8 +383,8 @@ _QUALIFIER_SHAPE = re.compile(
 _SHAPE_WORD = re.compile(rf"[\s-](?:plan|tier|level|{_SEGMENT_NOUN})$", re.IGNORECASE)
 _QUALIFIER_LEAD = re.compile(r"\b(?:in|for|across|within)\s+(?:the\s+)?$", re.IGNORECASE)
 _NUMBER_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                          r"twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
-                          r"hundred)\b", re.IGNORECASE)
+                          r"twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|"
+                          r"forty|fifty|sixty|seventy|eighty|ninety|hundred)\b", re.IGNORECASE)
 
 
 _WORDS: dict[int, tuple[object, frozenset[str]]] = {}

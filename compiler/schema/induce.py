@@ -629,12 +629,23 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
             and len(n.split()) >= 2}
     for name, rids in statement_support(records, once, kinds, stated).items():
         seen[name] = seen[name] | rids
-    # a phrase's records are those stating it under any of its names ("Battery life: 8
-    # hours", "Runtime on battery: 10 hours" and "the battery runtime of X is 12 hours" are
-    # three records stating one fact, not three records stating three facts once each)
+    # a phrase's records are those stating it under any of its names ("Runtime on battery:
+    # 10 hours" and "the battery runtime of X is 12 hours" are two records stating one fact,
+    # not two records stating two facts once each); only names saying the same words (one
+    # holding the other) count: "users affected" shares a word with "units affected", and
+    # says something else
     group_records = {name: set(rids) for name, rids in seen.items()}
+    members: dict[str, list[str]] = defaultdict(list)
     for other, keep in same.items():
-        group_records.setdefault(keep, set()).update(seen.get(other, ()))
+        members[keep].append(other)
+    for keep, others in members.items():
+        names = [keep, *others]
+        for a in names:
+            wa = _words_of(a)
+            got = set().union(*(seen.get(b, ()) for b in names
+                                if (wb := _words_of(b)) and wa and (wa <= wb or wb <= wa)))
+            if len(got) > len(group_records[keep]):
+                group_records[keep] = got
     for name in sorted(seen):
         if name in same:
             continue  # a second name of another phrase: declared as that one's phrase

@@ -193,3 +193,27 @@ def test_a_value_in_words_between_thirteen_and_nineteen_is_a_value() -> None:
     text = "The ventilator must be recalibrated every fifteen months."
     (got,) = reread([_statement(text)], "product", base_schema(), _none)
     assert (got.attribute, got.value) == ("calibration interval", "fifteen months")
+
+
+def _site(entity: str, *facts: tuple[str, str, str]) -> RecordFields:
+    return RecordFields("markdown", "handbook", "doc", "site", f"site/{entity}", (), tuple(facts))
+
+
+def test_two_names_of_one_count_that_sources_disagree_on_closely_are_one_attribute() -> None:
+    # every entity both names are stated of disagrees, but by less than half: one count
+    # that sources dispute, which authority must decide
+    records = [_site("rotterdam", ("pallet positions", "7,600", "")),
+               _site("rotterdam-note", ("pallet capacity", "8,300", "rotterdam")),
+               _site("singapore", ("pallet capacity", "4,800", "")),
+               _site("singapore-note", ("pallet positions", "5,200", "singapore"))]
+    records = [RecordFields(r.system, "bulletin" if "-note" in r.entity else r.instance,
+                            r.record_type, r.entity_type, r.entity.replace("-note", ""),
+                            r.fields, r.facts) for r in records]
+    ind = induce(base_schema(), records)
+    names = {a for (t, a) in ind.attributes if t == "site"}
+    assert len(names) == 1, names
+    # far apart (a count of beds beside a count of wards), they stay two attributes
+    far = [RecordFields(r.system, r.instance, r.record_type, r.entity_type, r.entity, r.fields,
+                        tuple((n, "40" if n == "pallet capacity" else v, a) for n, v, a in r.facts))
+           for r in records]
+    assert len({a for (t, a) in induce(base_schema(), far).attributes if t == "site"}) == 2

@@ -762,6 +762,26 @@ def _fact_key(value: str) -> str:
     return " ".join(_TOKEN.findall(value.lower()))
 
 
+MAX_CLOSE_RATIO = 1.5  # two counts of one thing that disagree, not two different counts
+
+
+def _close(a: set[str], b: set[str]) -> bool:
+    """Two entities' counts under two names ("7,600 pallet positions", "pallet capacity
+    8,300") that differ, but by less than half: one measure two sources disagree on (a
+    conflict for authority to decide), not two measures (a count of beds beside a count of
+    wards differs by far more)."""
+    def numbers(keys: set[str]) -> list[float]:
+        out = []
+        for k in keys:
+            digits = k.replace(" ", "")
+            if digits.isdigit():
+                out.append(float(digits))
+        return out
+    xs, ys = numbers(a), numbers(b)
+    return bool(xs and ys) and all(
+        0 < min(x, y) and max(x, y) / min(x, y) <= MAX_CLOSE_RATIO for x in xs for y in ys)
+
+
 def _kind_of(kinds: Counter[tuple[str, str | None]]) -> tuple[tuple[str, str | None], float]:
     (kind, n) = max(sorted(kinds.items(), key=lambda kv: str(kv[0])), key=lambda kv: kv[1])
     return kind, n / sum(kinds.values())
@@ -815,7 +835,9 @@ def _same_facts(seen: dict[str, set[str]], kinds: dict[str, Counter[tuple[str, s
                 continue
             shared = set(stated[keep]) & set(stated[other])
             agree = sum(1 for e in shared if stated[keep][e] & stated[other][e])
-            if shared and agree < MIN_SAME_AGREE * len(shared):
+            if shared and agree < MIN_SAME_AGREE * len(shared) and not (
+                    typed[keep][0] == "number" and (kw & ow) - _GENERAL_WORDS
+                    and all(_close(stated[keep][e], stated[other][e]) for e in shared)):
                 continue
             if not shared and not contains and not (kw & ow) - _GENERAL_WORDS:
                 continue  # names alone: they must share a word that says something

@@ -217,3 +217,11 @@ def test_two_names_of_one_count_that_sources_disagree_on_closely_are_one_attribu
                         tuple((n, "40" if n == "pallet capacity" else v, a) for n, v, a in r.facts))
            for r in records]
     assert len({a for (t, a) in induce(base_schema(), far).attributes if t == "site"}) == 2
+
+
+def test_emphasis_marks_inside_a_value_do_not_hide_it() -> None:
+    schema = apply(base_schema(), Induction(qualifiers=SEGMENTS))
+    text = "Per the policy, Gold customers have a *75-*day return window."
+    (got,) = reread([_statement(text)], "policy", schema, _none)
+    assert (got.attribute, got.value, dict(got.qualifiers)) == (
+        "return window", "75-day", {"contract tier": "Gold"})

@@ -407,8 +407,9 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     attribute), that shares a content word with exactly one typed attribute of the entity it
     is about and holds one value of that attribute's type, states that attribute."""
     fact = raw.kind == "fact"
-    text = _sentence_of(raw) if fact else raw.value
-    value_text = raw.value
+    # emphasis marks are no part of a value: Jira's "a *75-*day return window" is "75-day"
+    text = _sentence_of(raw) if fact else raw.value.replace("*", "")
+    value_text = raw.value.replace("*", "")
     if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
         return None
     also = _phrasal(raw.attribute if fact else text)

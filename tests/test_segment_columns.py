@@ -225,3 +225,30 @@ def test_emphasis_marks_inside_a_value_do_not_hide_it() -> None:
     (got,) = reread([_statement(text)], "policy", schema, _none)
     assert (got.attribute, got.value, dict(got.qualifiers)) == (
         "return window", "75-day", {"contract tier": "Gold"})
+
+
+def test_a_segment_columns_rows_are_no_prose_names_of_their_own() -> None:
+    # "on-site response for gold" is the column's Gold row, not an attribute a sentence
+    # naming Gold could state
+    tables = [_policy(_row("on-site response", "Gold", "8 hours"),
+                      _row("on-site response", "Silver", "12 hours"), entity=f"policy/p{i}")
+              for i in range(2)]
+    ind = induce(base_schema(), [*crm(), *tables])
+    assert {a for (t, a) in ind.attributes if t == "policy"} == {"on-site response"}
+
+
+def test_a_column_named_with_a_compound_modifier_is_stated_by_a_sentence_saying_it() -> None:
+    schema = _with_column()
+    policy = schema.types["policy"]
+    attrs = dict(policy.attributes)
+    attrs["on-site response"] = attrs.pop("engineer on site")
+    types = dict(schema.types)
+    types["policy"] = policy.model_copy(update={"attributes": attrs})
+    schema = schema.model_copy(update={"types": types})
+    text = "Our rep said the policy gives Gold customers an engineer on site within 24 hours."
+    (got,) = reread([_statement(text)], "policy", schema, _none)
+    assert (got.attribute, got.value, dict(got.qualifiers)) == (
+        "on-site response", "24 hours", {"contract tier": "Gold"})
+    (kept,) = reread([_statement("Gold customers get a response within 24 hours.")], "policy",
+                     schema, _none)
+    assert kept.attribute != "on-site response"

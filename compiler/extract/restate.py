@@ -121,9 +121,10 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
                      for t, _, _ in tokens(_COMPOUND.sub(" ", text))}
             words = {w for w in words if w not in generic and len(w) > 2 and w.isalpha()}
             if words:
+                column = spec.induced and spec.description == SEGMENT_ROW_MARK
                 by_type.setdefault(type_key(tname), []).append(
-                    _Known(AttrRef(tname, aname, spec), frozenset(words),
-                           whole=spec.induced and spec.description == SEGMENT_ROW_MARK))
+                    _Known(AttrRef(tname, aname, spec), frozenset(words), whole=column,
+                           compound=tuple(compound_words(aname)) if column else ()))
     segments = []
     for qname, q in schema.qualifiers.items():
         if not q.description.startswith("induced"):
@@ -452,7 +453,7 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if etype not in types:
                 continue
             shared = len(k.words & words)
-            if k.whole and not k.words <= words:
+            if k.whole and not k.compound and not k.words <= words:
                 continue
             if k.compound:
                 if not all(_says(text, c) or _says(raw.quote, c) for c in k.compound):

@@ -614,6 +614,8 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
         for name, value, about in r.facts:
             if not name or len(name.split()) > MAX_PHRASE_WORDS or name in ("statement", "name"):
                 continue
+            if (m := _ROW_FACT.match(name)) and segment_label(vocab, out, m["label"]):
+                continue  # a segment's row of a column: the column's (_induce_segment_rows)
             seen[name].add(rid)
             kinds[name][prose_kind(value) or ("text", None)] += 1
             if about and about not in named and about.rsplit("-", 1)[-1] in _LEGAL_SUFFIXES:

@@ -252,3 +252,23 @@ def test_a_column_named_with_a_compound_modifier_is_stated_by_a_sentence_saying_
     (kept,) = reread([_statement("Gold customers get a response within 24 hours.")], "policy",
                      schema, _none)
     assert kept.attribute != "on-site response"
+
+
+def test_a_column_naming_a_narrowed_attribute_less_fully_states_that_attribute() -> None:
+    # a ticket's "the on-site response time for Gold customers" narrows `response time`; the
+    # policy table's column "On-site response" is that attribute, not one of its own
+    ticket = RecordFields("zendesk", "desk-1", "ticket", "ticket", "ticket/t1", (), (),
+                          narrowed=(("on-site response time", "response time"),))
+    table = _policy(_row("on-site response", "Gold", "8 hours"),
+                    _row("on-site response", "Silver", "12 hours"))
+    ind = induce(base_schema(), [*crm(), table, ticket])
+    policy = {a: s for (t, a), s in ind.attributes.items() if t == "policy"}
+    assert set(policy) == {"on-site response time"}
+    assert "on-site response" in policy["on-site response time"].phrases
+    schema = apply(base_schema(), ind)
+    (segment,) = ind.qualifiers
+    row = RawClaim(attribute="on-site response for gold", value="8 hours", kind="fact",
+                   quote="Service plan: Gold; On-site response: 8 hours.", subject_phrase="Gold")
+    (got,) = reread([row], "policy", schema, _none)
+    assert (got.attribute, got.value, dict(got.qualifiers)) == (
+        "on-site response time", "8 hours", {segment: "Gold"})

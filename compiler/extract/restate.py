@@ -316,10 +316,18 @@ def _segment_row(raw: RawClaim, own_type: str, schema: Schema) -> RawClaim | Non
     for tname, etype in schema.types.items():
         if type_key(tname) != type_key(own_type):
             continue
-        spec = etype.attributes.get(m["column"])
+        # the column's own attribute, or one it is a phrase of (induce.py ``_named_more_fully``)
+        from ..schema.index import vocabulary as declared
+
+        d = declared(schema).attribute(tname, m["column"])
+        spec = d.spec if d is not None else None
         if spec is None or not spec.qualifiers:
             return None
-        for qname in spec.qualifiers:
+        name = d.name
+        # the corpus's own segments first: an attribute varying by a base qualifier varies
+        # by them too (as _with_segment reads them)
+        segments = [q for q, v in schema.qualifiers.items() if v.description.startswith("induced")]
+        for qname in dict.fromkeys([*segments, *spec.qualifiers]):
             q = schema.qualifiers.get(qname)
             if q is None:
                 continue
@@ -327,10 +335,10 @@ def _segment_row(raw: RawClaim, own_type: str, schema: Schema) -> RawClaim | Non
                           if m["label"] in {lab.lower(), *(x.lower() for x in syn)}), None)
             if label is None:
                 continue
-            value = _one_value(raw.value, AttrRef(tname, m["column"], spec))
+            value = _one_value(raw.value, AttrRef(tname, name, spec))
             if value is None:
                 return None
-            return RawClaim(attribute=m["column"], value=value, kind="fact", quote=raw.quote,
+            return RawClaim(attribute=name, value=value, kind="fact", quote=raw.quote,
                             span=raw.span, subject_phrase=raw.subject_phrase, mapped=True,
                             qualifiers=((qname, label),), subject_type=tname)
     return None

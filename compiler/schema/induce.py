@@ -265,10 +265,12 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
     for _, group in sorted(by_type.items()):
         _induce_type(group, vocab, out)
         _induce_value_maps(group, vocab, out)
-    _induce_segment_rows(records, vocab, out)
     _induce_phrases(records, vocab, out)
     induce_statements(records, vocab, out)
     induce_narrowed(records, vocab, out)
+    # after the narrowed names: a column "On-site response" is the narrowed "on-site
+    # response time" a ticket states, not an attribute of its own
+    _induce_segment_rows(records, vocab, out)
     return out
 
 
@@ -746,11 +748,33 @@ def _induce_segment_rows(records: list[RecordFields], vocab: Vocabulary, out: In
         if kind == "money":
             spec["currency"] = "USD"
         tname = vocab.type_name(etype) or etype
+        wider = _named_more_fully(out, tname, column, spec["type"])
+        if wider is not None:
+            # the column names an induced attribute less fully: its phrase (linking maps the
+            # rows onto it by that phrase)
+            name, known = wider
+            if column not in known.phrases:
+                out.attributes[(tname, name)] = known.model_copy(
+                    update={"phrases": (*known.phrases, column)})
+            continue
         if (tname, column) not in out.attributes:
             out.attributes[(tname, column)] = Attribute.model_validate(spec)
             out.phrases.append(InducedPhrase(
                 (tname,), column, kind, len(by_record),
                 f"a column of {rows} record(s) whose rows are {qname} values, read as {kind}"))
+
+
+def _named_more_fully(out: Induction, tname: str, column: str, kind: str
+                      ) -> tuple[str, Attribute] | None:
+    """The one induced attribute of ``tname`` that varies by segment, of the column's value
+    type, whose name says the column's words and only general ones more ("on-site response
+    time" for a column "On-site response")."""
+    words = _words_of(column)
+    found = [(name, spec) for (t, name), spec in sorted(out.attributes.items())
+             if t == tname and spec.qualifiers and spec.type == kind and name != column
+             and words and words < _words_of(name)
+             and not (_words_of(name) - words) - _GENERAL_WORDS]
+    return found[0] if len(found) == 1 else None
 
 
 # words too general for two names sharing them to mean one fact without values to show it

@@ -272,3 +272,14 @@ def test_a_column_naming_a_narrowed_attribute_less_fully_states_that_attribute()
     (got,) = reread([row], "policy", schema, _none)
     assert (got.attribute, got.value, dict(got.qualifiers)) == (
         "on-site response time", "8 hours", {segment: "Gold"})
+
+
+def test_a_column_saying_a_narrowed_names_modifier_states_that_attribute() -> None:
+    ticket = RecordFields("zendesk", "desk-1", "ticket", "ticket", "ticket/t1", (), (),
+                          narrowed=(("on-site response time", "response time"),))
+    table = _policy(_row("engineer on site", "Gold", "8 hours"),
+                    _row("engineer on site", "Silver", "12 hours"))
+    ind = induce(base_schema(), [*crm(), table, ticket])
+    policy = {a: s for (t, a), s in ind.attributes.items() if t == "policy"}
+    assert set(policy) == {"on-site response time"}
+    assert "engineer on site" in policy["on-site response time"].phrases

@@ -47,7 +47,7 @@ from .index import Vocabulary, vocabulary
 from .induction import (INDUCED_VERSION, SEGMENT_ROW_MARK, Column, InducedField, InducedPhrase, Induction,
                         RecordFields)
 from .induce_statements import induce_statements, statement_support
-from .narrow import induce_narrowed
+from .narrow import NARROW_MARK, compound_words, induce_narrowed
 from .keys import attr_key, type_key, value_key
 from .model import Attribute, FieldMap, Schema
 from ..text import _LEGAL_SUFFIXES
@@ -770,10 +770,15 @@ def _named_more_fully(out: Induction, tname: str, column: str, kind: str
     type, whose name says the column's words and only general ones more ("on-site response
     time" for a column "On-site response")."""
     words = _words_of(column)
+    said = f" {' '.join(_TOKEN.findall(column.lower()))} "
     found = [(name, spec) for (t, name), spec in sorted(out.attributes.items())
              if t == tname and spec.qualifiers and spec.type == kind and name != column
-             and words and words < _words_of(name)
-             and not (_words_of(name) - words) - _GENERAL_WORDS]
+             and ((words and words < _words_of(name)
+                   and not (_words_of(name) - words) - _GENERAL_WORDS)
+                  # a column saying a narrowed name's modifier ("Engineer on site" and the
+                  # "on-site" of "on-site response time"), as a sentence would
+                  or (spec.description == NARROW_MARK and compound_words(name) and all(
+                      f" {c} " in said for c in compound_words(name))))]
     return found[0] if len(found) == 1 else None
 
 

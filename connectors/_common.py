@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
@@ -41,27 +40,8 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
-_BOM = b"\xef\xbb\xbf"
-# a run of 19 digits: the only number tokens orjson reads otherwise than the json module
-# (integers beyond 64 bits come out as floats) have one; a file with such a run anywhere (a
-# long id in a string too) is read by the json module, as every file was before
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
-
-
 def decode_json(path: str, data: bytes) -> Any | RecordError:
-    """The parsed document, or one RecordError naming the line and column that broke it.
-
-    orjson reads a document in ~70 % of the json module's CPU (an incremental compile decodes
-    every edited export whole). Where it accepts a document it yields what the json module
-    yields (NaN, Infinity, lone surrogates, invalid UTF-8, excessive nesting and numbers out
-    of a double's range are errors to orjson), except integers beyond 64 bits, which are kept
-    from it; whatever it refuses goes the json module's way, which words the error."""
-    body = data[len(_BOM):] if data.startswith(_BOM) else data
-    if _LONG_DIGITS.search(body) is None:
-        try:
-            return orjson.loads(body)
-        except orjson.JSONDecodeError:
-            pass
+    """The parsed document, or one RecordError naming the line and column that broke it."""
     text = decode_text(path, data)
     if isinstance(text, RecordError):
         return text

@@ -207,33 +207,3 @@ def test_storage_format_unclosed_table_keeps_row_order() -> None:
 def test_storage_format_empty() -> None:
     assert storage_to_text("").text == ""
     assert storage_to_text("<p> &nbsp; </p>").text == ""
-
-
-def test_exports_are_decoded_by_orjson_and_read_as_the_json_module_reads_them(monkeypatch) -> None:
-    """decode_json hands an ordinary export to orjson (not the json module), and what it
-    returns is what the json module returns; what orjson reads otherwise (integers beyond 64
-    bits) or refuses (lone surrogates, NaN, invalid UTF-8) goes the json module's way."""
-    import json
-
-    from connectors import _common
-
-    calls: list[str] = []
-    real = json.loads
-
-    def spy(text, *args, **kwargs):
-        calls.append(text)
-        return real(text, *args, **kwargs)
-
-    monkeypatch.setattr(_common.json, "loads", spy)
-    plain = b'\xef\xbb\xbf{"records": [{"Id": "001", "n": -2.5e3, "t": "caf\xc3\xa9"}]}'
-    assert _common.decode_json("a.json", plain) == real(plain.decode("utf-8-sig"))
-    assert calls == []  # orjson read it
-    big = b'{"id": 123456789012345678901234567890}'
-    assert _common.decode_json("b.json", big) == {"id": 123456789012345678901234567890}
-    surrogate = b'{"t": "\\ud800"}'
-    assert _common.decode_json("c.json", surrogate) == {"t": "\ud800"}
-    assert len(calls) == 2
-    nan = _common.decode_json("d.json", b'{"x": NaN}')
-    assert isinstance(nan, RecordError) and "NaN" in nan.message
-    bad = _common.decode_json("e.json", b'{"x": \xff}')
-    assert isinstance(bad, RecordError) and "UTF-8" in bad.message

@@ -87,7 +87,10 @@ def _links(state: State, wiki: Path) -> list[Finding]:
             else:
                 out.append(Finding(severity="error", code="broken-link", page=eid,
                                    message=f"{eid}.md links to [[{target}]], which does not exist"))
-    for eid in sorted(pages - set(inbound)):
+    # a filed answer is reached from index.md and its question, never linked from a page
+    answers = {eid for (eid,) in state.db.execute("SELECT entity_id FROM pages WHERE type=?",
+                                                  ("answer",))}
+    for eid in sorted(pages - set(inbound) - answers):
         out.append(Finding(severity="warning", code="orphan-page", page=eid,
                            message=f"{eid}: no other page links here"))
     return out
@@ -183,7 +186,7 @@ def _stale_answers(state: State) -> list[Finding]:
     from .answer_pages import stale_answers
 
     return [Finding(severity="warning", code="stale-answer", page=eid,
-                    message=f"{eid}: answered from claims that changed since: "
+                    message=f"{eid}: what it shows changed since it was answered: "
                             + "; ".join(why) + " (folio answers refresh)")
             for eid, why in sorted(stale_answers(state).items())]
 

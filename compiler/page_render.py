@@ -177,14 +177,16 @@ class RenderPhase(CompileSetup):
         from .answer_pages import ANSWER_TYPE, answer_page_id, load_filed
 
         rows = self.state.db.execute("SELECT entity_id FROM pages WHERE type=?", (ANSWER_TYPE,))
-        return {r[0] for r in rows} | {answer_page_id(f.question) for f in load_filed(self.out)}
+        filed = load_filed(self.out, self.src)  # kept beside the corpus
+        return {r[0] for r in rows} | {answer_page_id(f.question) for f in filed}
 
     def _file_answers(self, signing: SigningPlan | None) -> None:
         from .answer_pages import update_pages
 
         written, removed, signed, index_changed = update_pages(
             self.state, self.out, self.files, signing.signer if signing else None,
-            signing.build if signing else None, bool(signing and signing.resign_all))
+            signing.build if signing else None, bool(signing and signing.resign_all),
+            corpus=self.src)  # filed answers are kept beside the corpus
         r = self.report
         r.written += written
         r.pages_written += len(written)

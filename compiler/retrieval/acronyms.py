@@ -74,12 +74,18 @@ def _spelled_out(state: State, acronym: str) -> Counter:
     found: Counter = Counter()
     rows = [a for (a,) in state.db.execute("SELECT DISTINCT attribute FROM claims")]
     rows += [t for (t,) in state.db.execute("SELECT title FROM pages")]
-    for text in rows:
-        words = _WORD.findall(text or "")
+    # a phrase stands within one part of a name: "Granite Peak - St Luke's Expansion" holds
+    # no "GPS"
+    parts = [p for text in rows for p in _NAME_PARTS.split(text or "")]
+    for text in parts:
+        words = _WORD.findall(text)
         for i in range(len(words) - n + 1):
             if _initials_match(words[i:i + n], acronym):
                 found[" ".join(w.lower() for w in words[i:i + n])] += 1
     return found
+
+
+_NAME_PARTS = re.compile(r"\s[-–—|/:]\s|[,;:()\[\]|]")
 
 
 def expansion(state: State, acronym: str) -> str:

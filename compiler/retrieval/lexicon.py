@@ -57,6 +57,20 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "delete erase wipe purge", "ask request", "shipment consignment parcel",
     "carrier haulier haulage hauler",
 )
+# everyday paraphrases of what policies and postmortems say (kept apart from the groups above
+# so that merges stay easy): "was the platform *down*" asks an *outage*, a *stolen* machine a
+# *theft*, "car mileage *payback*" a *reimbursement*, "is there a *cutoff*" a *deadline*
+PARAPHRASE_GROUPS: tuple[str, ...] = (
+    "outage down downtime unavailable unavailability",
+    "theft stolen steal",
+    "refund reimbursement payback repay",
+    "cutoff deadline",
+    "unload unloading dock docking receiving",
+    "trail history",
+    "free included complimentary",
+    "increase rise raise hike uplift",
+)
+SYNONYM_GROUPS = SYNONYM_GROUPS + PARAPHRASE_GROUPS
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
 # trucks are electric"): no part of what is asked
 PREAMBLE = re.compile(r"^.*?\b(?:remember|recall|know|sure|wonder|wondering|forgot|forget|"
@@ -115,6 +129,20 @@ PHRASES = (
                 r"(?:manufacturing\s+)?(?:defects?|faults?|failures?|breakdowns?)\b", re.I),
      "under warranty"),
     (re.compile(r"\b(?:defect|fault)\s+(?:cover|coverage|protection)\b", re.I), "warranty"),
+    # something thrown in for free is included free of charge ("FleetLink is included at no
+    # charge"); "extra hands" are temporary staff
+    (re.compile(r"\bthrown\s+in\b", re.I), "included"),
+    (re.compile(r"\b(?:for\s+free|free\s+of\s+charge|at\s+no\s+(?:extra\s+|additional\s+)?"
+                r"(?:cost|charge))\b", re.I), "free"),
+    (re.compile(r"\b(?:extra|additional|more|temporary)\s+(?:pairs?\s+of\s+)?hands\b", re.I),
+     "temporary staff"),
+    # "did the committee sign off (on)" asks what it approved (not a sign-in)
+    (re.compile(r"\bsign(?:s|ed|ing)?[- ]?off(?:\s+on)?\b", re.I), "approve"),
+    # the hours one has to be online, available or reachable are the core hours
+    (re.compile(r"\bwhen\s+(?:do|must|should|shall)\s+(?:i|we|you|staff|employees|people)\s+"
+                r"(?:have\s+to\s+|need\s+to\s+)?be\s+(?:online|available|reachable|"
+                r"contactable|logged\s+on|at\s+(?:my|our|your|their|the)\s+desks?)\b", re.I),
+     "what are the core hours"),
     # the size of a deal, an order or a contract is its amount ("how big is the X deal",
     # "how large was the order"), not a physical size
     (re.compile(r"\bhow\s+(?:big|large|much)\s+(?:is|was|are|were)\s+((?:[\w'&.-]+\s+){0,8}?"

@@ -38,15 +38,19 @@ from ..extract.tables import row_line
 from ..extract.values import BOUND, find_values
 from ..models import Claim, Principal
 from ..state import State
+from .abbreviations import spell_out_clipped
 from .aspect import LINKS_TO, says_nothing
 from .coverage import KIND_WORDS, names_in
 from .scoring import idf
-from .text import FRAME_WORDS, STOPWORDS, SYNONYMS, SYNONYM_WEIGHT, _rewrite, key, stems, tokens
+from .text import (FRAME_WORDS, STOPWORDS, SYNONYMS, SYNONYM_WEIGHT, _rewrite, key, stem, stems,
+                   tokens)
 
 MIN_SAID = 0.5  # … and the clause itself of what the question asks beyond its page's names
 MIN_READ_COVERAGE = 0.6  # share of the question's weight a clause, its row and page must cover
 _PAGES = 3  # the best ranked pages whose claims are read
 _PREFIX = 4  # a word starting with another of at least this many letters is akin to it
+_CIRCUMSTANCE_WEIGHT = 0.25  # a word of a sentence before the asked one, against its own
+_QUESTION_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _COUNT_GAP = 3  # words allowed between a count and its counted noun ("1,840 student records")
 
 _DURATION_Q = re.compile(r"\bhow\s+(?:long|quickly|soon|fast)\b|\bwithin\s+how\b|\bhow\s+many\s+"
@@ -88,6 +92,14 @@ _BOUND_TERMS = frozenset(key(w) for w in "cap limit maximum max most ceiling min
                          "at_least".split())
 _BOUND_IN = re.compile(r"\b(?:up to|at most|no more than|not more than|maximum|max\.?|limit|"
                        r"cap(?:ped)?|ceiling|at least|minimum|no less than)\b", re.I)
+# a question's words for the latest time something may be done, and what a clause says it
+# with ("submitted *no later than* 30 days after the trip"): the clause covers the word
+_DEADLINE_TERMS = frozenset(key(w) for w in "cutoff deadline".split())
+_DEADLINE_IN = re.compile(r"\b(?:no|not)\s+later\s+than\b|\bat\s+the\s+latest\b|"
+                          r"\bdeadline\b|\bcut-?off\b", re.I)
+# "is there a cutoff?": a yes-or-no question asking for the time limit, if any
+_DEADLINE_Q = re.compile(r"\b(?:is\s+there|are\s+there|do\s+we\s+have|what\s+is|what's)\s+"
+                         r"(?:a|an|any)\s+(?:cut-?off|deadline|time\s+limit)\b", re.I)
 _CALENDAR = {m: i + 1 for i, names in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
     "august aug", "september sep sept", "october oct", "november nov", "december dec"))
@@ -147,7 +159,7 @@ def asked_value(question: str) -> Asked | None:
     pair = bool(words & _RANGE_WORDS)
     if _PERCENT_Q.search(q):
         return Asked("percent")
-    if _DURATION_Q.search(q):
+    if _DURATION_Q.search(q) or _DEADLINE_Q.search(q):
         return Asked("duration")
     if _DATE_Q.search(q):
         return Asked("date")
@@ -274,6 +286,8 @@ class ValueReader:
                  pages: Sequence[str]) -> None:
         from .retriever import Retriever
 
+        # a clipped word of the wiki's own terms, as retrieval reads it ("a mini ex")
+        question = spell_out_clipped(state, question)
         self.state, self.question = state, question
         self.asked = asked_value(question)
         self.readings: list[Reading] = []
@@ -298,6 +312,15 @@ class ValueReader:
         self.weight = {t: idf(min(rt._df_of("page", t), n_pages), n_pages)
                        if rt._df_of("page", t) or rt._df_of("record", t)
                        else idf(0, n_pages) for t in self.terms}
+        # "Machine got stolen off a job site. How long does the customer have to …?": the
+        # sentences before the asked one say the circumstances, which the answering clause
+        # rarely repeats; their words count for less than the question's own
+        sentences = [x for x in _QUESTION_SENTENCE.split(undated.strip()) if x.strip()]
+        if len(sentences) > 1:
+            own = set(stems(_rewrite(sentences[-1]), drop_stopwords=True))
+            if own & set(self.terms):
+                self.weight = {t: w if t in own else w * _CIRCUMSTANCE_WEIGHT
+                               for t, w in self.weight.items()}
         self.total = sum(self.weight.values()) or 1.0
         self.names = [key(n) for n in names_in(question, STOPWORDS | FRAME_WORDS)]
         dates = [(_CALENDAR[m["m"].lower()], int(m["d"]) if m["d"] else None)
@@ -327,7 +350,8 @@ class ValueReader:
         s, e = (got[1], got[2]) if got else (0, 0)
         words = Counter(stems(cl.text[:s] + " " + cl.text[e:]))
         bound = bool(_BOUND_IN.search(cl.text) or (got and BOUND.search(cl.text[:s])))
-        cover = {t: _covered(t, words, label, context, bound) for t in self.terms}
+        deadline = bool(_DEADLINE_IN.search(cl.text))
+        cover = {t: _covered(t, words, label, context, bound, deadline) for t in self.terms}
         cov = sum(self.weight[t] * c for t, c in cover.items()) / self.total
         # how well the claim's best clause fits the question, value or not: what a reading
         # must beat to replace the claim retrieval answered with
@@ -345,7 +369,7 @@ class ValueReader:
         # … and the clause itself says what is asked, not only the page around it: a
         # comment's "on 2026-11-18:" does not date the fix its ticket is about
         asked_words = [t for t in self.terms if t not in self.names and t not in context]
-        said = sum(self.weight[t] * _covered(t, words, label, set(), bound)
+        said = sum(self.weight[t] * _covered(t, words, label, set(), bound, deadline)
                    for t in asked_words)
         if asked_words and said < MIN_SAID * sum(self.weight[t] for t in asked_words) and not (
                 asked.nouns and any(words[n] for n in asked.nouns)):
@@ -414,16 +438,21 @@ def read_value(state: State, question: str, who: Principal | None,
     return ValueReader(state, question, who, pages).best()
 
 
-def _covered(t: str, words: Counter, label: set[str], context: set[str], bound: bool) -> float:
+def _covered(t: str, words: Counter, label: set[str], context: set[str], bound: bool,
+             deadline: bool = False) -> float:
     if words[t] or t in label:
         return 1.0
     if t in _BOUND_TERMS and bound:
+        return 1.0
+    if t in _DEADLINE_TERMS and deadline:
         return 1.0
     if t in context:
         return 1.0
     alts = SYNONYMS.get(t, ())
     if any(words[a] or a in label or a in context for a in alts):
         return SYNONYM_WEIGHT
+    if any(stem(w) == t for w in (*words, *label) if len(w) > len(t)):
+        return SYNONYM_WEIGHT  # one word, stemmed once more: "covered" of "cover"
     if len(t) >= _PREFIX and any(len(w) >= _PREFIX and (t.startswith(w) or w.startswith(t))
                                  for w in (*words, *label, *context) if not w.isdigit()):
         return SYNONYM_WEIGHT  # a compound or a derived word: "slowdown" of "slow"

@@ -15,6 +15,7 @@ from ..state import State
 from . import scoring
 from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
                            answer_type)
+from .abbreviations import spell_out_clipped
 from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .acronyms import spell_out
@@ -89,6 +90,8 @@ class Retriever(CandidateIndex, AspectMatcher):
         clause: it is answerable when every clause is, and its evidence interleaves theirs.
         An acronym the wiki does not use is read spelled out (:mod:`.acronyms`)."""
         question = spell_out(question, self.state, self._known)
+        # a clipped word of the wiki's own terms ("a mini ex") spelt out (abbreviations.py)
+        question = spell_out_clipped(self.state, question)
         parts = split_question(question)
         if len(parts) < 2:
             return self._retrieve_clause(question, k_pages, k_claims)

@@ -511,8 +511,10 @@ class AspectMatcher:
         # is covered by a value of that shape or type)
         if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
             return None
-        if wanted is not None and not _shaped(wanted, claim.value, claim.value_type):
-            return None
+        if wanted is not None and not _shaped(wanted, claim.value, claim.value_type) and not (
+                self._asks_who and not statement and claim.attribute != LINKS_TO and any(
+                    m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions)):
+            return None  # (a link to a contact's page names someone, whatever its label says)
         if self._action and not statement and not self._attribute_names(
                 claim, self._action, fields[1], vocab) and not (
                 all(t in _KIND_KEYS for t in stems(claim.attribute, True)) and page is not None

@@ -10,7 +10,8 @@ from .lexicon import PREAMBLE
 from .text import question_terms
 
 _CLAUSE = re.compile(r"\s*(?:,|;|\band\b|\balso\b)\s+(?=(?:who|what|when|where|which|how|"
-                     r"is|are|does|do|can)\b(?!'))", re.I)  # "… and can't remember" asks nothing
+                     r"is|are|does|do|can)(?:['\u2019]s\b|\b(?!['\u2019])))", re.I)
+# ("… and can't remember" asks nothing; "…, and what's their title?" does)
 
 
 # a later clause's reference to what an earlier one is about
@@ -37,6 +38,61 @@ def split_question(question: str) -> list[str]:
             not _ASKS.match(parts[0]) and len(parts[0].split()) <= 4)):
         parts = [parts[0] + ", " + parts[1], *parts[2:]]
     return parts if len(parts) > 1 and all(question_terms(p) for p in parts) else [question]
+
+
+# "The customer that asked for X - when is *their* contract up?", "The contractor on the
+# claim: who are *they*, and …": a noun phrase put first, then questions that refer to it
+_FRONTED = re.compile(r"^\s*(?P<topic>(?:the|a|an|our|that|this)\s+[^:?;]{3,}?)\s*"
+                      r"(?::|\s[-\u2013\u2014]\s|\u2014)\s*"
+                      r"(?P<rest>(?:who|whom|whose|what|when|where|which|how|is|are|was|were|"
+                      r"does|do|did|can)\b.*)$", re.I | re.S)
+# a clause that asks only who or what the fronted phrase is (the topic's own clause asks it)
+_IDENTITY = re.compile(r"^\s*(?:who|what)(?:'s|\s+(?:is|are|was|were))\s+(?:they|it|he|she|"
+                       r"that|this|them)\s*$", re.I)
+# words that start what describes a fronted noun ("the customer *that* asked", "the deal *with* …")
+_DESCRIBES = frozenset("that who which whose where on in at for with from of over about behind "
+                       "under".split())
+# nouns naming someone: a fronted phrase about one is asked "who is …"
+_SOMEONE = frozenset("""customer client account buyer contact person company firm organisation
+    organization vendor supplier provider partner contractor subcontractor carrier courier
+    agency bank insurer colleague employee manager engineer owner team department
+    distributor dealer reseller tenant landlord""".split())
+
+
+def fronted(question: str) -> list[str] | None:
+    """The clauses of a question whose first words are a noun phrase it then refers back to
+    ("The customer that asked for X - when is their contract up?"): the phrase asked as a
+    clause of its own first ("who is the customer that asked for X"), so that the later
+    "their" is what it answered with; None when the question is not of that shape."""
+    m = _FRONTED.match(question)
+    if not m or not _ANAPHOR.search(m.group("rest")):
+        return None
+    words = m.group("topic").split()
+    noun, tail = words[1].rstrip(","), words[2:]
+    if not any(w.lower() in _DESCRIBES or w.lower().endswith("ing") for w in tail):
+        return None  # "The Lyon depot: who runs it?" names its topic, asks nothing of it
+    if tail and tail[0].lower().endswith("ing"):
+        # "the contractor *fighting* us": a reduced relative clause ("that is fighting us"),
+        # not a noun phrase going on
+        tail = ["that", "is", *tail]
+    asked = (f"{'who' if noun.lower().rstrip('s') in _SOMEONE else 'what'} is the "
+             f"{' '.join([noun, *tail])}")
+    said = [p.strip(" ,;?") for p in _CLAUSE.split(m.group("rest"))]
+    said = [p for p in said if p and p.lower() not in ("and", "also") and not _IDENTITY.match(p)]
+    return [asked, *split_question(", and ".join(said))] if said else [asked]
+
+
+# the noun phrase a clause ends with ("which branch first noticed *the September outage*")
+_LAST_PHRASE = re.compile(r"\b(?:the|a|an|this|that|our|its|their)\s+(?:[\w'&-]+\s+){0,5}?"
+                          r"[\w'&-]+\s*[?.!]?\s*$", re.I)
+
+
+def elided_topic(clause: str) -> str:
+    """What an earlier clause is about, for a later one that leaves it out ("…, and what was
+    the underlying cause?" of the outage the first clause names): the noun phrase it ends
+    with, or ""."""
+    m = _LAST_PHRASE.search(clause)
+    return m.group(0).strip(" ?.!") if m else ""
 
 
 _ASKS = re.compile(r"\s*(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|"

@@ -55,7 +55,7 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "dispatch ship shipping",
     "student pupil kid child learner", "affect affected impact impacted",
     "delete erase wipe purge", "ask request", "shipment consignment parcel",
-    "carrier haulier haulage hauler",
+    "carrier haulier haulage hauler", "cause because reason",
 )
 # everyday paraphrases of what policies and postmortems say (kept apart from the groups above
 # so that merges stay easy): "was the platform *down*" asks an *outage*, a *stolen* machine a
@@ -164,6 +164,10 @@ PHRASES = (
     # a contract that needs renewing by a date has a renewal date
     (re.compile(r"\b(?:needs?|is\s+due|comes?\s+up)\s+(?:for\s+)?(?:renewing|renewal|"
                 r"to\s+be\s+renewed|renewed)\b", re.I), "renewal"),
+    # a contract that is up has run its term: its renewal date ("when is their contract
+    # with us up"; not "up to", "up for sale")
+    (re.compile(r"\b(contract|agreement|lease|licen[cs]e|subscription)((?:\s+with\s+\w+)?)"
+                r"\s+up\b(?!\s+(?:to|for)\b)", re.I), r"\1\2 renewal"),
     # what came out of something followed from it ("the ticket that came out of the
     # postmortem"): no verb of what is asked
     (re.compile(r"\b(?:came|comes|come|grew|arose|arises|resulted|results|stemmed|stems)\s+"

@@ -20,7 +20,7 @@ from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_na
                      _noun_keys)
 from .acronyms import spell_out
 from .candidates import CandidateIndex, _schema_page
-from .clauses import _ANAPHOR, _interleave, split_question
+from .clauses import _ANAPHOR, _interleave, elided_topic, fronted, split_question
 from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
                       MIN_COVERAGE, NEAR_MISS, PAGE_CONTEXT, PAGE_FIELDS, PAGE_IN_CLAIM,
                       _bm25, _PageDoc, _tf, idf)
@@ -92,7 +92,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         question = spell_out(question, self.state, self._known)
         # a clipped word of the wiki's own terms ("a mini ex") spelt out (abbreviations.py)
         question = spell_out_clipped(self.state, question)
-        parts = split_question(question)
+        parts = fronted(question) or split_question(question)
         if len(parts) < 2:
             return self._retrieve_clause(question, k_pages, k_claims)
         subs: list[Retrieval] = []
@@ -129,7 +129,16 @@ class Retriever(CandidateIndex, AspectMatcher):
                 subs.append(sub if sub is not None else self._retrieve_clause(p, k_pages,
                                                                               k_claims))
                 continue
-            subs.append(self._retrieve_clause(p, k_pages, k_claims))
+            sub = self._retrieve_clause(p, k_pages, k_claims)
+            topic = elided_topic(parts[len(subs) - 1]) if subs else ""
+            if topic and not self._alias_pages(p):
+                # "Which branch first noticed the outage, and what was the underlying
+                # cause?": a clause that names nothing asks of what the clause before it ends
+                # with (not of another ticket's root cause)
+                of_topic = self._retrieve_clause(f"{p} of {topic}", k_pages, k_claims)
+                if of_topic.answerable:
+                    sub = of_topic
+            subs.append(sub)
         merged = Retrieval(question=question, terms=list(dict.fromkeys(
             t for r in subs for t in r.terms)), titles=self.titles)
         for r in subs:
@@ -188,6 +197,11 @@ class Retriever(CandidateIndex, AspectMatcher):
         answering = _answering(r)
         if answering:
             best = answering[0].claim
+            unseen = {m.entity for m in best.mentions} - set(self.titles)
+            if unseen:
+                # the page an answer links to need not have been a candidate of its clause:
+                # its name (as the principal may see it) is looked up
+                self._page_docs(unseen, {})
             candidates += [m.entity for m in best.mentions if m.entity in self.titles]
             # a value answered: the clause was about the page that holds it ("what is the X
             # deal worth, and which device is *it* for")
@@ -453,6 +467,27 @@ class Retriever(CandidateIndex, AspectMatcher):
             e.aspect = self._aspect(e.claim, q.terms, head, q.weight,
                                     entity_words | set(docs[eid].title), q.wanted, docs[eid],
                                     noun)
+            if e.aspect is not None and noun and e.claim.mentions and e.claim.kind != "statement":
+                # "who is the *contractor* on the claim": of a ticket's assignee, reporter and
+                # customer, the link to the page that calls itself a contractor ("General
+                # contractor for hospitals") is the one asked
+                bonus = self._linked_kind(e.claim, noun, docs, q)
+                e.context += bonus
+                e.aspect += bonus
+
+    def _linked_kind(self, claim: Claim, noun: Sequence[str], docs: dict[str, _PageDoc],
+                     q: _Clause) -> float:
+        """The share of the question's weight the asked head noun has when the claim itself
+        does not say it but a page it links to calls itself by it, else 0."""
+        own = Counter(stems(claim.value)) + self._attribute_words(claim)
+        if any(own[n] for n in noun):
+            return 0.0
+        for m in claim.mentions:
+            d = docs.get(m.entity)
+            if d is not None and m.entity not in self._asked_pages and any(
+                    d.title[n] or d.text[n] or d.value[n] for n in noun):
+                return max((q.weight.get(n, 0.0) for n in noun), default=0.0) / q.total_weight
+        return 0.0
 
     def _decide(self, q: _Clause, result: Retrieval) -> None:
         """Answerable when the best fitting claim (not about another entity, not a near miss)

@@ -282,7 +282,7 @@ class Scorer:
         return {k: {"found": a, "total": b} for k, (a, b) in found.items()} | {"missed": missed}
 
     def winners(self, conflicts: list[dict[str, Any]]) -> dict[str, Any]:
-        good, wrong, over = 0, [], [0, 0]
+        good, wrong, over, unrecorded = 0, [], [0, 0], []
         for x in conflicts:
             q = x.get("qualifiers") or {}
             win = [c for s in x["winner"]["sources"]
@@ -300,10 +300,13 @@ class Scorer:
                 wrong.append(x["id"])
             for lo in x["overruled"]:
                 over[1] += 1
-                over[0] += any(c.get("status") == "overruled" for c in self.matching(
+                recorded = any(c.get("status") == "overruled" for c in self.matching(
                     x["page"], x["attribute"], q, x["type"], lo["value"], lo["source"]))
+                over[0] += recorded
+                if not recorded and x["id"] not in wrong and x["id"] not in unrecorded:
+                    unrecorded.append(x["id"])
         return {"right": good, "total": len(conflicts), "wrong": wrong,
-                "overruled": {"recorded": over[0], "total": over[1]}}
+                "overruled": {"recorded": over[0], "total": over[1]}, "unrecorded": unrecorded}
 
     def loser_claims(self, x: dict[str, Any], lo: dict[str, Any]) -> list[dict[str, Any]]:
         """Claims of a losing source on the conflict's page stating the losing value, under
@@ -431,6 +434,11 @@ class Scorer:
                 x = by_id[xid]
                 items.append((kind, x, [*x["winner"]["sources"],
                                         *(lo["source"] for lo in x["overruled"])]))
+        conflicts = {x["id"]: x for k in ("authority_conflicts", "recency_conflicts")
+                     for x in self.truth.get(k, [])}
+        for xid in d.get("overruled_unrecorded", ()):
+            x = conflicts[xid]
+            items.append(("overruled not recorded", x, [lo["source"] for lo in x["overruled"]]))
         by_id = {x["id"]: x for x in self.truth.get("contested", [])}
         for xid in d["contested_missed"]:
             x = by_id[xid]
@@ -528,6 +536,8 @@ def score(truth: dict[str, Any], run: dict[str, Any], notes: list[str],
             "counts": counts, "met": met,
             "details": {"recall_missed": rec["missed"], "authority_wrong": auth["wrong"],
                         "recency_wrong": rcy["wrong"], "contested_missed": con["missed"],
+                        # right winner, but a losing claim not exported ``overruled``
+                        "overruled_unrecorded": auth["unrecorded"] + rcy["unrecorded"],
                         "alias_missed": al["missed"], "false_merge_pages": al["false_merge_pages"],
                         "false_alarm_examples": fa["examples"],
                         "other_contradiction_findings": fa["other_contradiction_findings"],

@@ -40,7 +40,8 @@ from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
 from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
                                         content_words, statement_value, value_clause)
-from ..schema.narrow import NARROW_MARK, narrowed
+from ..schema.narrow import NARROW_MARK, compound_words, narrowed
+from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
 
 # a question or a hypothesis states nothing (as in offline.py)
@@ -60,7 +61,10 @@ _COMPOUND = re.compile(r"\w+(?:-\w+)+")
 # English verbs that say an attribute's word without using it: a device "sent back" (or "to
 # send devices back") is returned, whatever the policy calls its window
 _PHRASAL = ((re.compile(r"\b(?:send|sends|sending|sent)\b(?:\s+[\w-]+){0,2}?\s+back\b",
-                        re.IGNORECASE), "return"),)
+                        re.IGNORECASE), "return"),
+            # what a device does "on a full charge" (or "per charge") it does on its battery
+            (re.compile(r"\b(?:on|per)\s+(?:a\s+|one\s+)?(?:single\s+|full\s+)?charge\b",
+                        re.IGNORECASE), "battery"))
 
 
 def _phrasal(text: str) -> set[str]:
@@ -81,6 +85,10 @@ class _Known:
     # one fact several records' sentences state (compiler/schema/induce_statements.py): read
     # only from a sentence with as many of its words, and a value of its unit
     statement: bool = False
+    # a name only (a table's column, induced): a sentence states it saying all its words
+    whole: bool = False
+    # a narrowed name's compound modifiers as words ("on site"): a sentence must say them
+    compound: tuple[str, ...] = ()
 
 
 @per_schema
@@ -94,7 +102,14 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
             if (spec.type not in _LOOSE_TYPES and not shaped) or spec.cardinality != "single":
                 continue
             if spec.induced and spec.description == NARROW_MARK:
-                continue  # reached by renaming its wider attribute only (_narrowed)
+                # reached by renaming its wider attribute (_narrowed), or by a sentence that
+                # says its modifier unhyphenated ("an engineer on site within 36 hours")
+                words = {t for t, _, _ in tokens(_COMPOUND.sub(" ", aname))}
+                by_type.setdefault(type_key(tname), []).append(_Known(
+                    AttrRef(tname, aname, spec),
+                    frozenset(w for w in words if w not in generic and len(w) > 2),
+                    compound=tuple(compound_words(aname))))
+                continue
             if spec.induced and spec.description == STATEMENT_MARK:
                 words = frozenset(w for text in spec.phrases for w in content_words(text))
                 by_type.setdefault(type_key(tname), []).append(
@@ -106,8 +121,10 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
                      for t, _, _ in tokens(_COMPOUND.sub(" ", text))}
             words = {w for w in words if w not in generic and len(w) > 2 and w.isalpha()}
             if words:
+                column = spec.induced and spec.description == SEGMENT_ROW_MARK
                 by_type.setdefault(type_key(tname), []).append(
-                    _Known(AttrRef(tname, aname, spec), frozenset(words)))
+                    _Known(AttrRef(tname, aname, spec), frozenset(words), whole=column,
+                           compound=tuple(compound_words(aname)) if column else ()))
     segments = []
     for qname, q in schema.qualifiers.items():
         if not q.description.startswith("induced"):
@@ -140,9 +157,13 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
         if raw.kind == "fact" and raw.mapped and segments:
             raw = _with_segment(raw, schema, segments)
         elif raw.kind == "statement" and by_type:
-            raw = _loose(raw, own_type, schema, by_type, segments, named, stated) or raw
+            raw = ((_segment_item(raw, body, schema, own_type, by_type)
+                    if segments and body else None)
+                   or _loose(raw, own_type, schema, by_type, segments, named, stated) or raw)
         elif raw.kind == "fact" and not raw.mapped:
-            raw = ((_segment_item(raw, body, schema) if segments and body else None)
+            raw = (_segment_row(raw, own_type, schema)
+                   or (_segment_item(raw, body, schema, own_type, by_type)
+                       if segments and body else None)
                    or (_loose(raw, own_type, schema, by_type, segments, named, stated)
                        if by_type else None) or raw)
         out.append(_narrowed(raw, schema, body))
@@ -212,13 +233,33 @@ def _with_segment(raw: RawClaim, schema: Schema, segments) -> RawClaim:
 _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 
 
-def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
+# "Gold: 60 days", "Gold plan — 60 days", "Basic customers: 45 days": a list item led by a
+# segment's name (and a segment noun), then its value
+_LED_ITEM = re.compile(r"^\W*(?P<label>[A-Za-z][\w+&' -]*?)\s*(?::|\s[—–-])\s+(?P<v>\S.*)$")
+_TRAILING_NOUN = re.compile(rf"(?:[- ](?:plan|tier|level|package|{_SEGMENT_NOUN}))+$",
+                            re.IGNORECASE)
+
+
+def _segment_item(raw: RawClaim, body: str, schema: Schema, own_type: str = "",
+                  by_type=None) -> RawClaim | None:
     """"- Gold: 8 hours" under a heading "On-site response time": extraction read the label
-    as an attribute of its own (it did not know the segment); the heading names the
-    attribute, the label is the corpus's segment, the value is of the attribute's type."""
-    label = next(((q, lab) for q, lab, words in _segment_words(schema)
-                  if raw.attribute.lower() in words), None)
-    if label is None or raw.span is None:
+    as an attribute of its own, or the item as a statement (it did not know the segment);
+    the heading names the attribute, the label is the corpus's segment, the value is of the
+    attribute's type. A heading no phrase names ("Return authorisation period") names the
+    one typed attribute of the record's type that varies by segment and shares a content
+    word with it."""
+    if raw.span is None:
+        return None
+    if raw.kind == "statement":
+        m = _LED_ITEM.match(" ".join(raw.value.split()))
+        if m is None:
+            return None
+        said, value_text = m["label"], m["v"]
+    else:
+        said, value_text = raw.attribute, raw.value
+    said = _TRAILING_NOUN.sub("", said.strip()).lower() or said.strip().lower()
+    label = next(((q, lab) for q, lab, words in _segment_words(schema) if said in words), None)
+    if label is None:
         return None
     heading = None
     for line in body[:raw.span[0]].splitlines():
@@ -229,12 +270,17 @@ def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
     from .prose import context_of
 
     ctx = context_of(vocabulary(schema), heading)
-    if len(ctx.attributes) != 1:
+    if len(ctx.attributes) == 1:
+        ref = ctx.attributes[0]
+    elif not ctx.attributes and by_type:
+        ref = _named_by_words(heading, own_type, by_type)
+        if ref is None:
+            return None
+    else:
         return None
-    ref = ctx.attributes[0]
     if ref.spec.type not in _LOOSE_TYPES or not ref.spec.qualifiers:
         return None
-    value = _one_value(raw.value, ref)
+    value = _one_value(value_text, ref)
     if value is None:
         return None
     quals = dict(ctx.qualifiers)
@@ -242,6 +288,60 @@ def _segment_item(raw: RawClaim, body: str, schema: Schema) -> RawClaim | None:
     return RawClaim(attribute=ref.name, value=value, kind="fact", quote=raw.quote,
                     span=raw.span, subject_phrase=raw.subject_phrase, mapped=True,
                     qualifiers=tuple(sorted(quals.items())), subject_type=ref.entity_type)
+
+
+def _named_by_words(heading: str, own_type: str, by_type) -> AttrRef | None:
+    """The one attribute of ``own_type`` that varies by segment and shares the most content
+    words (at least one) with ``heading``; None when none or several do."""
+    words = {t for t, _, _ in tokens(_COMPOUND.sub(" ", heading))}
+    scored = [(len(k.words & words), k) for k in by_type.get(type_key(own_type), ())
+              if not k.statement and k.ref.spec.qualifiers
+              and (not k.whole or k.words <= words)]
+    top = max((n for n, _ in scored), default=0)
+    best = [k for n, k in scored if n == top]
+    return best[0].ref if top and len(best) == 1 else None
+
+
+_ROW_FACT = re.compile(r"^(?P<column>[a-z][\w' -]*?) for (?P<label>[\w+&' -]+)$")
+
+
+def _segment_row(raw: RawClaim, own_type: str, schema: Schema) -> RawClaim | None:
+    """"Engineer on site for gold" (a table row labelled with a customer segment, read
+    without the schema knowing its column): induction declared the column an attribute
+    qualified by the segment (compiler/schema/induce.py, ``SEGMENT_ROW_MARK``); the row
+    label is the qualifier's value, the cell the attribute's."""
+    m = _ROW_FACT.match(raw.attribute)
+    if m is None or not raw.subject_phrase or raw.subject_phrase.strip().lower() != m["label"]:
+        return None
+    for tname, etype in schema.types.items():
+        if type_key(tname) != type_key(own_type):
+            continue
+        # the column's own attribute, or one it is a phrase of (induce.py ``_named_more_fully``)
+        from ..schema.index import vocabulary as declared
+
+        d = declared(schema).attribute(tname, m["column"])
+        spec = d.spec if d is not None else None
+        if spec is None or not spec.qualifiers:
+            return None
+        name = d.name
+        # the corpus's own segments first: an attribute varying by a base qualifier varies
+        # by them too (as _with_segment reads them)
+        segments = [q for q, v in schema.qualifiers.items() if v.description.startswith("induced")]
+        for qname in dict.fromkeys([*segments, *spec.qualifiers]):
+            q = schema.qualifiers.get(qname)
+            if q is None:
+                continue
+            label = next((lab for lab, syn in q.values.items()
+                          if m["label"] in {lab.lower(), *(x.lower() for x in syn)}), None)
+            if label is None:
+                continue
+            value = _one_value(raw.value, AttrRef(tname, name, spec))
+            if value is None:
+                return None
+            return RawClaim(attribute=name, value=value, kind="fact", quote=raw.quote,
+                            span=raw.span, subject_phrase=raw.subject_phrase, mapped=True,
+                            qualifiers=((qname, label),), subject_type=tname)
+    return None
 
 
 def _segment_for_base(raw: RawClaim, text: str, schema: Schema, segments
@@ -292,8 +392,8 @@ _QUALIFIER_SHAPE = re.compile(
 _SHAPE_WORD = re.compile(rf"[\s-](?:plan|tier|level|{_SEGMENT_NOUN})$", re.IGNORECASE)
 _QUALIFIER_LEAD = re.compile(r"\b(?:in|for|across|within)\s+(?:the\s+)?$", re.IGNORECASE)
 _NUMBER_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                          r"twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
-                          r"hundred)\b", re.IGNORECASE)
+                          r"twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|"
+                          r"forty|fifty|sixty|seventy|eighty|ninety|hundred)\b", re.IGNORECASE)
 
 
 _WORDS: dict[int, tuple[object, frozenset[str]]] = {}
@@ -303,7 +403,8 @@ def _all_words(by_type) -> frozenset[str]:
     got = _WORDS.get(id(by_type))
     if got is not None and got[0] is by_type:
         return got[1]
-    words = frozenset(w for ks in by_type.values() for k in ks for w in k.words)
+    words = frozenset(w for ks in by_type.values() for k in ks
+                      for w in (*k.words, *(t for c in k.compound for t, _, _ in tokens(c))))
     _WORDS.clear()
     _WORDS[id(by_type)] = (by_type, words)
     return words
@@ -315,16 +416,20 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     attribute), that shares a content word with exactly one typed attribute of the entity it
     is about and holds one value of that attribute's type, states that attribute."""
     fact = raw.kind == "fact"
-    text = _sentence_of(raw) if fact else raw.value
-    value_text = raw.value
+    # emphasis marks are no part of a value: Jira's "a *75-*day return window" is "75-day"
+    text = _sentence_of(raw) if fact else raw.value.replace("*", "")
+    value_text = raw.value.replace("*", "")
     if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
         return None
     also = _phrasal(raw.attribute if fact else text)
     if fact and (m := _COUNTED_VALUE.match(" ".join(value_text.lower().split()))) is not None:
         # "Storage: 2,200 pallet positions": what the number counts says which attribute
         also |= {t for t, _, _ in tokens(m.group(1))}
-    if not (also & _all_words(by_type)) and not any(t in _all_words(by_type) for t, _, _ in tokens(
-            raw.attribute if fact else text)):
+    known = _all_words(by_type)
+    if not (also & known) and not any(t in known for t, _, _ in tokens(
+            raw.attribute if fact else text)) and not (
+            fact and any(_says(raw.quote, c) for ks in by_type.values() for k in ks
+                         for c in k.compound)):
         return None  # no word of any typed attribute: no need to look for entities
     names = list(named(text))
     spans = [(s, e) for s, e, _ in names]
@@ -356,6 +461,12 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if etype not in types:
                 continue
             shared = len(k.words & words)
+            if k.whole and not k.compound and not k.words <= words:
+                continue
+            if k.compound:
+                if not all(_says(text, c) or _says(raw.quote, c) for c in k.compound):
+                    continue
+                shared += len(k.compound)
             if shared and (v := _one_value(value_text, k.ref)) is not None:
                 best.append((shared, k, v))
         # an attribute a name or phrase declares first; a fact only sentences induced, after
@@ -369,6 +480,12 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
                 return _fact_of(raw, text, k.ref, v, schema, segments)
             break  # several fit as well: not for a guess
     return None
+
+
+def _says(text: str, words: str) -> bool:
+    """``text`` says ``words`` as such, hyphenated or not ("on site", "on-site")."""
+    pat = r"[\s-]+".join(re.escape(w) for w in words.split())
+    return re.search(rf"(?<![\w-]){pat}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 def _statement_words(text: str

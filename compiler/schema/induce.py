@@ -44,10 +44,10 @@ from decimal import Decimal
 from typing import Any
 
 from .index import Vocabulary, vocabulary
-from .induction import (INDUCED_VERSION, Column, InducedField, InducedPhrase, Induction,
+from .induction import (INDUCED_VERSION, SEGMENT_ROW_MARK, Column, InducedField, InducedPhrase, Induction,
                         RecordFields)
 from .induce_statements import induce_statements, statement_support
-from .narrow import induce_narrowed
+from .narrow import NARROW_MARK, compound_words, induce_narrowed
 from .keys import attr_key, type_key, value_key
 from .model import Attribute, FieldMap, Schema
 from ..text import _LEGAL_SUFFIXES
@@ -268,6 +268,9 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
     _induce_phrases(records, vocab, out)
     induce_statements(records, vocab, out)
     induce_narrowed(records, vocab, out)
+    # after the narrowed names: a column "On-site response" is the narrowed "on-site
+    # response time" a ticket states, not an attribute of its own
+    _induce_segment_rows(records, vocab, out)
     return out
 
 
@@ -613,6 +616,8 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
         for name, value, about in r.facts:
             if not name or len(name.split()) > MAX_PHRASE_WORDS or name in ("statement", "name"):
                 continue
+            if (m := _ROW_FACT.match(name)) and segment_label(vocab, out, m["label"]):
+                continue  # a segment's row of a column: the column's (_induce_segment_rows)
             seen[name].add(rid)
             kinds[name][prose_kind(value) or ("text", None)] += 1
             if about and about not in named and about.rsplit("-", 1)[-1] in _LEGAL_SUFFIXES:
@@ -628,10 +633,27 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
             and len(n.split()) >= 2}
     for name, rids in statement_support(records, once, kinds, stated).items():
         seen[name] = seen[name] | rids
+    # a phrase's records are those stating it under any of its names ("Runtime on battery:
+    # 10 hours" and "the battery runtime of X is 12 hours" are two records stating one fact,
+    # not two records stating two facts once each); only names saying the same words (one
+    # holding the other) count: "users affected" shares a word with "units affected", and
+    # says something else
+    group_records = {name: set(rids) for name, rids in seen.items()}
+    members: dict[str, list[str]] = defaultdict(list)
+    for other, keep in same.items():
+        members[keep].append(other)
+    for keep, others in members.items():
+        names = [keep, *others]
+        for a in names:
+            wa = _words_of(a)
+            got = set().union(*(seen.get(b, ()) for b in names
+                                if (wb := _words_of(b)) and wa and (wa <= wb or wb <= wa)))
+            if len(got) > len(group_records[keep]):
+                group_records[keep] = got
     for name in sorted(seen):
         if name in same:
             continue  # a second name of another phrase: declared as that one's phrase
-        if len(seen[name]) < MIN_PHRASE_RECORDS:
+        if len(group_records[name]) < MIN_PHRASE_RECORDS:
             continue
         (kind, unit), n = max(sorted(kinds[name].items(), key=lambda kv: str(kv[0])),
                               key=lambda kv: kv[1])
@@ -658,8 +680,106 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
                 tnames.append(tname)
         if tnames:
             out.phrases.append(InducedPhrase(
-                tuple(tnames), name, kind, len(seen[name]),
-                f"stated by {len(seen[name])} records, {n} of {total} values read as {kind}"))
+                tuple(tnames), name, kind, len(group_records[name]),
+                f"stated by {len(group_records[name])} records, {n} of {total} values read as "
+                f"{kind}"))
+
+
+# "Engineer on site for gold": a table cell (or a "Plan: Gold; X: 8 hours" row) read without
+# the schema knowing its column, named "<column> for <row label>" (offline.py)
+_ROW_FACT = re.compile(r"^(?P<column>[a-z][\w' -]*?) for (?P<label>[\w+&' -]+)$")
+MIN_SEGMENT_ROWS = 2  # segments one record's rows give the column a value for
+
+
+def segment_label(vocab: Vocabulary, out: Induction, text: str) -> tuple[str, str] | None:
+    """(qualifier, value) a row label names: one of the corpus's own customer segments (a CRM
+    plan field's values, induced) first, else a declared qualifier's value."""
+    key = text.strip().lower()
+    for qname, values in sorted(out.qualifiers.items()):
+        for label, synonyms in sorted(values.items()):
+            if key == label.lower() or key in synonyms:
+                return qname, label
+    for qname in vocab.qualifier_names():
+        if (canon := vocab.qualifier_value(qname, text)) is not None:
+            return qname, canon
+    return None
+
+
+def _induce_segment_rows(records: list[RecordFields], vocab: Vocabulary, out: Induction) -> None:
+    """A table whose rows are customer segments (Platinum, Gold, Basic) and whose column holds
+    a typed value in each ("Service plan | Engineer on site | …") states the column's
+    attribute once per segment: the column is an attribute of the record's entity type,
+    qualified by that segment, so that another record stating it for one segment ("gives Gold
+    customers an engineer on site within 36 hours") meets the row it contradicts. One record
+    suffices: its rows are the repeated evidence (at least two segments, every value of one
+    type). A column the schema names was mapped at extraction and is not induced again."""
+    cols: dict[tuple[str, str, str], dict[str, list[tuple[str, str | None]]]] = defaultdict(
+        lambda: defaultdict(list))
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for name, value, _about in r.facts:
+            m = _ROW_FACT.match(name)
+            if m is None or len(m["column"].split()) > MAX_PHRASE_WORDS:
+                continue
+            seg = segment_label(vocab, out, m["label"])
+            if seg is None:
+                continue
+            cols[(r.entity_type, m["column"], seg[0])][rid].append(
+                (seg[1], *(prose_kind(value) or ("text", None))))  # type: ignore[arg-type]
+    for (etype, column, qname), by_record in sorted(cols.items()):
+        if vocab.declared_anywhere(column) is not None:
+            continue
+        kinds: Counter[tuple[str, str | None]] = Counter()
+        rows = 0
+        for got in by_record.values():
+            if len({label for label, _, _ in got}) >= MIN_SEGMENT_ROWS:
+                rows += 1
+                kinds.update((k, u) for _, k, u in got)
+        if not rows or len({k for k, _ in kinds}) != 1:
+            continue
+        (kind, _), _n = kinds.most_common(1)[0]
+        if kind in ("text", "code", "date"):
+            continue  # a segment's free text or date is no comparable measure
+        spec: dict[str, Any] = {"type": kind, "induced": True, "qualifiers": (qname,),
+                                "description": SEGMENT_ROW_MARK}
+        if kind == "duration":
+            units = Counter(u for (_, u), c in kinds.items() for _ in range(c))
+            spec["unit"] = sorted(units.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
+        if kind == "money":
+            spec["currency"] = "USD"
+        tname = vocab.type_name(etype) or etype
+        wider = _named_more_fully(out, tname, column, spec["type"])
+        if wider is not None:
+            # the column names an induced attribute less fully: its phrase (linking maps the
+            # rows onto it by that phrase)
+            name, known = wider
+            if column not in known.phrases:
+                out.attributes[(tname, name)] = known.model_copy(
+                    update={"phrases": (*known.phrases, column)})
+            continue
+        if (tname, column) not in out.attributes:
+            out.attributes[(tname, column)] = Attribute.model_validate(spec)
+            out.phrases.append(InducedPhrase(
+                (tname,), column, kind, len(by_record),
+                f"a column of {rows} record(s) whose rows are {qname} values, read as {kind}"))
+
+
+def _named_more_fully(out: Induction, tname: str, column: str, kind: str
+                      ) -> tuple[str, Attribute] | None:
+    """The one induced attribute of ``tname`` that varies by segment, of the column's value
+    type, whose name says the column's words and only general ones more ("on-site response
+    time" for a column "On-site response")."""
+    words = _words_of(column)
+    said = f" {' '.join(_TOKEN.findall(column.lower()))} "
+    found = [(name, spec) for (t, name), spec in sorted(out.attributes.items())
+             if t == tname and spec.qualifiers and spec.type == kind and name != column
+             and ((words and words < _words_of(name)
+                   and not (_words_of(name) - words) - _GENERAL_WORDS)
+                  # a column saying a narrowed name's modifier ("Engineer on site" and the
+                  # "on-site" of "on-site response time"), as a sentence would
+                  or (spec.description == NARROW_MARK and compound_words(name) and all(
+                      f" {c} " in said for c in compound_words(name))))]
+    return found[0] if len(found) == 1 else None
 
 
 # words too general for two names sharing them to mean one fact without values to show it
@@ -671,6 +791,26 @@ MIN_SAME_AGREE = 0.6  # share of the entities two names are both stated of that 
 
 def _fact_key(value: str) -> str:
     return " ".join(_TOKEN.findall(value.lower()))
+
+
+MAX_CLOSE_RATIO = 1.5  # two counts of one thing that disagree, not two different counts
+
+
+def _close(a: set[str], b: set[str]) -> bool:
+    """Two entities' counts under two names ("7,600 pallet positions", "pallet capacity
+    8,300") that differ, but by less than half: one measure two sources disagree on (a
+    conflict for authority to decide), not two measures (a count of beds beside a count of
+    wards differs by far more)."""
+    def numbers(keys: set[str]) -> list[float]:
+        out = []
+        for k in keys:
+            digits = k.replace(" ", "")
+            if digits.isdigit():
+                out.append(float(digits))
+        return out
+    xs, ys = numbers(a), numbers(b)
+    return bool(xs and ys) and all(
+        0 < min(x, y) and max(x, y) / min(x, y) <= MAX_CLOSE_RATIO for x in xs for y in ys)
 
 
 def _kind_of(kinds: Counter[tuple[str, str | None]]) -> tuple[tuple[str, str | None], float]:
@@ -726,7 +866,9 @@ def _same_facts(seen: dict[str, set[str]], kinds: dict[str, Counter[tuple[str, s
                 continue
             shared = set(stated[keep]) & set(stated[other])
             agree = sum(1 for e in shared if stated[keep][e] & stated[other][e])
-            if shared and agree < MIN_SAME_AGREE * len(shared):
+            if shared and agree < MIN_SAME_AGREE * len(shared) and not (
+                    typed[keep][0] == "number" and (kw & ow) - _GENERAL_WORDS
+                    and all(_close(stated[keep][e], stated[other][e]) for e in shared)):
                 continue
             if not shared and not contains and not (kw & ow) - _GENERAL_WORDS:
                 continue  # names alone: they must share a word that says something

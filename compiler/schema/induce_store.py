@@ -23,8 +23,9 @@ from .induce import RecordFields, prose_fact
 from .induce_statements import statement_rows
 from .narrow import narrowed_rows
 
-_VERSION = "7"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
-# 5: statements holding one typed value; 6: or one version or clock time; 7: narrowed names
+_VERSION = "8"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
+# 5: statements holding one typed value; 6: or one version or clock time; 7: narrowed names;
+# 8: … from the heading above a list item too
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "bucket INTEGER NOT NULL, row_json TEXT NOT NULL)")
 _INDEX = "CREATE INDEX IF NOT EXISTS induce_fields_bucket ON induce_fields (bucket, key)"
@@ -43,7 +44,7 @@ def _row(entity_id: str, record_json: str, extraction_json: str) -> tuple[int, s
     facts = sorted({(*prose_fact(c["attribute"], c.get("subject_phrase")), c["value"])
                     for c in claims if c.get("kind") == "fact" and not c.get("mapped")})
     statements = statement_rows(claims)
-    narrow = narrowed_rows(claims)
+    narrow = narrowed_rows(claims, r.get("body") or "")
     if not fields and not facts and not statements and not narrow:
         return None
     return _bucket(entity_id or ""), json.dumps(

@@ -29,11 +29,41 @@ def narrowed_names(text: str, attribute: str) -> list[str]:
     return sorted({f"{m.group(1)} {attribute.lower()}" for m in pat.finditer(text.lower())})
 
 
-def narrowed_rows(claims: Iterable[dict[str, Any]]) -> list[list[str]]:
-    """(narrowed name, attribute) of an extraction's mapped facts, for induction's rows."""
-    return sorted({(n, str(c["attribute"])) for c in claims
-                   if c.get("kind") == "fact" and c.get("mapped") and c.get("attribute")
-                   for n in narrowed_names(str(c.get("quote") or ""), str(c["attribute"]))})
+_HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+
+
+def heading_above(body: str, start: int) -> str | None:
+    """The last Markdown heading of ``body`` before offset ``start``."""
+    heading = None
+    for line in body[:start].splitlines():
+        if (h := _HEADING.match(line)) is not None:
+            heading = h["h"]
+    return heading
+
+
+def narrowed_rows(claims: Iterable[dict[str, Any]], body: str = "") -> list[list[str]]:
+    """(narrowed name, attribute) of an extraction's mapped facts, for induction's rows: from
+    the fact's own sentence, or, for a list item that does not say its attribute ("- Gold:
+    8 hours"), from the heading above it ("On-site response time")."""
+    out: set[tuple[str, str]] = set()
+    for c in claims:
+        if c.get("kind") != "fact" or not c.get("mapped") or not c.get("attribute"):
+            continue
+        attribute, quote = str(c["attribute"]), str(c.get("quote") or "")
+        texts = [quote]
+        span = c.get("span")
+        if body and span and attribute.lower() not in quote.lower():
+            heading = heading_above(body, int(span[0]))
+            if heading:
+                texts.append(heading)
+        out |= {(n, attribute) for t in texts for n in narrowed_names(t, attribute)}
+    return sorted(out)
+
+
+def compound_words(name: str) -> list[str]:
+    """The compound modifiers of a narrowed name as words ("on site" of "on-site response
+    time"): prose says the same thing unhyphenated ("an engineer on site within 36 hours")."""
+    return [m.group().replace("-", " ") for m in re.finditer(r"[a-z]{2,}(?:-[a-z]{2,})+", name)]
 
 
 def induce_narrowed(records: Sequence[RecordFields], vocab: Vocabulary, out: Induction) -> None:

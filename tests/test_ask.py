@@ -283,3 +283,19 @@ def test_ask_cli_with_the_llm_backend(fake: FakeProvider, acme_wiki: Path, runne
     assert data["backend"] == "llm" and data["dropped"] == {"uncited": 1}
     assert [s["text"] for s in data["sentences"]] == ["Enterprise customers have 60 days."]
     assert data["answer_id"] and fake.calls == 1
+
+
+def test_an_extractive_sentence_ends_once_when_the_value_has_its_own_stop() -> None:
+    from compiler.answers.ask import _extractive
+    from compiler.query import Answer, AnswerPart, Citation
+
+    cite = Citation(claim_id="c1", page="opportunity/renewal", page_title="Orchid renewal",
+                    attribute="account", value="Orchid Learning Inc.", status="winner",
+                    source="hubspot/deal/1@1", sha256="0" * 64, authority="crm, rank 50",
+                    quote="")
+    part = AnswerPart(page=cite.page, page_title=cite.page_title, attribute="account",
+                      state="answered", value=cite.value, citations=[cite])
+    base = Answer(question="Which account is the Orchid renewal for?", principal=None,
+                  found=True, parts=[part])
+    ((text, ids),) = _extractive(base, [])
+    assert text == "Orchid renewal — account: Orchid Learning Inc." and ids == ["c1"]

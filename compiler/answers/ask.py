@@ -253,6 +253,11 @@ def _contested_notes(facts: Sequence[Fact], kept: list[Sentence]) -> list[Senten
     return notes
 
 
+def _full_stop(text: str) -> str:
+    """A sentence ends once: a value ending in its own stop ("Orchid Learning Inc.") gets none."""
+    return text if text.endswith((".", "!", "?", "…")) else f"{text}."
+
+
 # -- the two backends ----------------------------------------------------------------------------
 def _extractive(base: Answer, facts: Sequence[Fact]) -> list[tuple[str, list[str]]]:
     """One sentence per answer part, citing the claims it states."""
@@ -271,7 +276,7 @@ def _extractive(base: Answer, facts: Sequence[Fact]) -> list[tuple[str, list[str
             win = next((c for c in part.citations if c.status == "winner"), None)
             if win is None:
                 continue
-            text = f"{part.page_title} — {part.attribute}: {win.value}."
+            text = _full_stop(f"{part.page_title} — {part.attribute}: {win.value}")
             lost = [c for c in part.citations if c.status == "overruled"]
             if lost:
                 text += " Overruled: " + "; ".join(

@@ -48,6 +48,10 @@ class ClaimQueries(EntityRows):
             "JOIN records r ON r.key = c.record_key "
             "WHERE m.entity_id=? AND m.subject != ?", (entity_id, entity_id))]
 
+    def attribute_names(self) -> list[str]:
+        """Every attribute name a claim states, once each (the wiki's own words for facts)."""
+        return [a for (a,) in self.db.execute("SELECT DISTINCT attribute FROM claims")]
+
     def unmapped_attributes(self, limit: int) -> list[tuple[str, int, int, str]]:
         """(attribute, claims, subjects, an example subject) of the most frequent attributes
         of comparable claims the schema does not declare (``name`` is every record's own)."""

@@ -28,7 +28,7 @@ def corpus_pairs(state: State) -> tuple[frozenset[tuple[str, str]], frozenset[st
         return cached
     pairs: set[tuple[str, str]] = set()
     words: set[str] = set()
-    texts = [a for (a,) in state.db.execute("SELECT DISTINCT attribute FROM claims")]
+    texts = state.attribute_names()
     texts += [e.replace("-", " ").replace("/", " ")
               for (e,) in state.db.execute("SELECT id FROM entities")]
     for text in texts:

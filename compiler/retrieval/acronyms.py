@@ -72,7 +72,7 @@ def _spelled_out(state: State, acronym: str) -> Counter:
     """Phrases of the wiki's attribute names and page titles whose initials spell it."""
     n = len(acronym)
     found: Counter = Counter()
-    rows = [a for (a,) in state.db.execute("SELECT DISTINCT attribute FROM claims")]
+    rows = state.attribute_names()
     rows += [t for (t,) in state.db.execute("SELECT title FROM pages")]
     # a phrase stands within one part of a name: "Granite Peak - St Luke's Expansion" holds
     # no "GPS"

@@ -88,10 +88,43 @@ def _spelled_out(state: State, acronym: str) -> Counter:
 _NAME_PARTS = re.compile(r"\s[-–—|/:]\s|[,;:()\[\]|]")
 
 
-def expansion(state: State, acronym: str) -> str:
-    """What the acronym stands for in this wiki, or in everyday business English, or ""."""
+# two-letter acronyms that name a role when a question uses them as a noun ("what does *an AM*
+# get"), and a time of day after a number ("9 AM"): only read in a noun's place
+ROLES: dict[str, str] = {"am": "account manager", "ae": "account executive",
+                         "se": "sales engineer", "bd": "business development"}
+# a determiner before it, or a possessive after it: the acronym is a noun, not "9 AM"
+_AS_NOUN = r"(?:\b(?:a|an|the|our|your|their|my|his|her|each|every|any|which|what|per)\s+%s\b|" \
+    r"\b%s'?s\b)"
+
+
+def _role_spelled_out(state: State, acronym: str) -> Counter:
+    """Phrases of the wiki's attribute names (not page titles, where people's names spell any
+    two letters) whose initials spell a two-letter acronym and whose head names someone
+    ("account manager")."""
+    from .coverage import names_an_agent  # late: coverage imports the text helpers
+    found: Counter = Counter()
+    for text in state.attribute_names():
+        for part in _NAME_PARTS.split(text or ""):
+            words = _WORD.findall(part)
+            for i in range(len(words) - 1):
+                if _initials_match(words[i:i + 2], acronym) and names_an_agent(
+                        " ".join(words[i:i + 2])):
+                    found[" ".join(w.lower() for w in words[i:i + 2])] += 1
+    return found
+
+
+def _as_role(question: str, acronym: str) -> bool:
+    return len(acronym) == 2 and bool(re.search(_AS_NOUN % (acronym, acronym), question)) \
+        and not re.search(r"\d\s*%s\b" % acronym, question)
+
+
+def expansion(state: State, acronym: str, question: str = "") -> str:
+    """What the acronym stands for in this wiki, or in everyday business English, or "".
+    A two-letter one used as a noun ("an AM") may be a role the wiki's attributes name."""
+    role = _as_role(question, acronym)
     for found in (_definitions(state, acronym),
-                  _spelled_out(state, acronym) if len(acronym) >= 3 else Counter()):
+                  _spelled_out(state, acronym) if len(acronym) >= 3 else
+                  _role_spelled_out(state, acronym) if role else Counter()):
         if not found:
             continue
         best = found.most_common()
@@ -101,16 +134,17 @@ def expansion(state: State, acronym: str) -> str:
         if general in found:
             return general  # a tie the everyday meaning settles
         return ""  # two spellings as likely: guessing would answer another question
-    return GENERAL.get(acronym.lower(), "")
+    return GENERAL.get(acronym.lower(), "") or (ROLES.get(acronym.lower(), "") if role else "")
 
 
 def spell_out(question: str, state: State, known) -> str:  # noqa: ANN001
     """The question with every acronym the wiki does not use (``known(word)`` false) spelled
     out; the question unchanged when it has none."""
     for acronym in acronyms_in(question):
-        if known(acronym):
+        # (a two-letter role, "an AM", is "known" to any wiki that says "9 AM" or "I am")
+        if known(acronym) and not _as_role(question, acronym):
             continue
-        words = expansion(state, acronym)
+        words = expansion(state, acronym, question)
         if words:
             question = re.sub(r"\b%ss?\b" % acronym, words, question)
     return question

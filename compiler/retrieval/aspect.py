@@ -662,7 +662,7 @@ class AspectMatcher:
         measured = getattr(self, "_measured", None)
         if measured and not statement:
             subject, verb = measured
-            if claim.value_type in ("duration", "date", "datetime", "percent") or not (
+            if claim.value_type in ("duration", "date", "datetime") or not (
                     _MONEY.search(claim.value) or claim.value_type == "money"
                     or re.search(r"\d", claim.value)):
                 return None  # what something costs or pays is an amount, not "90 days"

@@ -178,7 +178,9 @@ def asked_scope(question: str, stopwords: frozenset[str]) -> list[str]:
     """What a preposition after the asked phrase restricts it to ("the product manager *for
     the mobile apps*", "the warranty *on spare batteries*"), stop words dropped; [] when the
     asked phrase is not restricted. A question without an asked phrase ("how long …") is
-    restricted by what "of", "for" or "on" says anywhere in it."""
+    restricted by what "of", "for" or "on" says anywhere in it. A time said relative to now
+    ("next year", "this quarter") restricts nothing a source could say: sources date things."""
+    question = _RELATIVE_TIME.sub(" ", question)
     for pattern in _HEADS:
         m = pattern.search(question)
         if m and [w for w in m.group("h").lower().split() if w not in stopwords]:
@@ -209,10 +211,13 @@ def asked_scope(question: str, stopwords: frozenset[str]) -> list[str]:
 
 
 _SCOPE_PREPOSITIONS = frozenset("for of on at in".split())
+_RELATIVE_TIME = re.compile(r"\b(?:next|this|last|coming|upcoming|following|previous|current)\s+"
+                            r"(?:calendar\s+|fiscal\s+|financial\s+)?(?:year|quarter|month|week|"
+                            r"season)\b", re.I)
 _DETERMINERS = frozenset("the a an our its their your this that these those".split())
 # words that say which kind is meant without naming another thing ("a *normal* KYC check on a
 # *new* merchant"): sources rarely repeat them beside the value, so as scope they only cost answers
-UNRESTRICTING = _UNRESTRICTING = frozenset("new normal standard typical regular usual ordinary existing current "
+UNRESTRICTING = _UNRESTRICTING = frozenset("new brand-new general normal standard typical regular usual ordinary existing current "
                            "any each every all some given particular single".split())
 
 

@@ -69,6 +69,8 @@ PARAPHRASE_GROUPS: tuple[str, ...] = (
     "trail history",
     "free included complimentary",
     "increase rise raise hike uplift",
+    # a list price is a list rate; a tariff is a price list
+    "price rate tariff",
 )
 SYNONYM_GROUPS = SYNONYM_GROUPS + PARAPHRASE_GROUPS
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
@@ -83,6 +85,11 @@ PHRASES = (
     (re.compile(r"\bhow many people\b", re.I), "number of employees"),
     (re.compile(r"\bsign[- ]?in\b|\blog[- ]?in\b", re.I), "login"),
     (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
+    # something that comes (or is brought) back is returned ("when a machine comes back low
+    # on fuel")
+    (re.compile(r"\b(?:comes?|came|coming|gets?|got|is|are|was|were)\s+(?:brought\s+|handed\s+)?"
+                r"back\b(?!\s+(?:to\s+(?:me|us|you|him|her|them)|up|on|online)\b)", re.I),
+     "returned"),
     (re.compile(r"\bline of business\b", re.I), "industry"),
     (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
     # a price tag is a price ("what's the price tag on X")
@@ -172,6 +179,10 @@ PHRASES = (
     # postmortem"): no verb of what is asked
     (re.compile(r"\b(?:came|comes|come|grew|arose|arises|resulted|results|stemmed|stems)\s+"
                 r"(?:out\s+of|from)\b", re.I), "from"),
+    # what something costs "on top of" something else is an extra, not a thing of that scope
+    # ("what does the waiver cost *on top of the rental*"): an idiom, not a place
+    (re.compile(r"\b(?:on\s+top\s+of|over\s+and\s+above|in\s+addition\s+to)\b", re.I),
+     "besides"),
     # who holds a contract, an account or a plan is a customer ("Platinum contract holders")
     (re.compile(r"\b(?:contract|account|plan|policy|subscription|licen[cs]e)[- ]?holders?\b",
                 re.I), "customers"),

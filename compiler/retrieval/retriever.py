@@ -426,7 +426,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         question, docs = q.question, q.docs
         entity_words = {t for n in q.named for t in docs[n].title}
         head = ([*q.terms] if keyword_query(question) else
-                [key(w) for w in asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)])
+                self._word_keys(asked_head(_rewrite(question), STOPWORDS | FRAME_WORDS)))
         # the head noun of what is asked, the last word of its noun phrase, but not the
         # entity's name: "oven *temperature*" is not answered by an oven count
         # ("how many pallet spaces": what is counted, not the attribute, so not there)
@@ -439,7 +439,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._who_verb = who_verb(_rewrite(question))
         self._superlative = bool(SUPERLATIVE.search(question))
         self._scope = ([] if keyword_query(question) else
-                       [key(w) for w in asked_scope(_rewrite(question), STOPWORDS | FRAME_WORDS)])
+                       self._word_keys(asked_scope(_rewrite(question), STOPWORDS | FRAME_WORDS)))
         self._read_question(_rewrite(question), STOPWORDS | FRAME_WORDS)
         # the names the question uses must be on the answer's page or a page it links:
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
@@ -474,6 +474,19 @@ class Retriever(CandidateIndex, AspectMatcher):
                 bonus = self._linked_kind(e.claim, noun, docs, q)
                 e.context += bonus
                 e.aspect += bonus
+
+    def _word_keys(self, words: Sequence[str]) -> list[str]:
+        """Keys of a phrase's words; a hyphenated word ("list-price", "brand-new") is its
+        parts, as sources' text is tokenised, unless the wiki writes it as one word
+        ("cut-off" → "cutoff")."""
+        out: list[str] = []
+        for w in words:
+            parts = tokens(w)
+            if len(parts) < 2 or self._known("".join(parts)):
+                out.append(key("".join(parts)) if len(parts) > 1 else key(w))
+            else:
+                out += [key(p) for p in parts if p not in STOPWORDS]
+        return out
 
     def _linked_kind(self, claim: Claim, noun: Sequence[str], docs: dict[str, _PageDoc],
                      q: _Clause) -> float:

@@ -20,7 +20,7 @@ STOPWORDS = frozenset(
     give show much many any some know find out get got have has had into onto than then so if
     also just there's what's who's it's let lets need want wants like over under per via
     anyone someone something anything thing things kind sort one ones each every all once
-    ever still already yet now today after before during since until
+    ever still already yet now today after before during since until besides
     haven hasn hadn isn aren wasn weren don doesn didn won wouldn couldn shouldn""".split()
 )
 # words that say how a question is asked ("how long does it take", "how quickly"), never what

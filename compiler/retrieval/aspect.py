@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .coverage import (UNRESTRICTING, asked_action, asked_condition, keyword_query, asked_owner, asked_subject,
+from .coverage import (PREPOSITIONS, UNRESTRICTING, asked_action, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
@@ -520,6 +520,20 @@ class AspectMatcher:
                 and not any(_tf(c, t) for c in (page.title, page.attribute, page.value, page.text))
                 and (df_of("page", t) or df_of("record", t))]
 
+    def _paraphrased_keywords(self, asked: Sequence[str], covered) -> bool:
+        """A keyword query ("car mileage payback rate") whose every word the wiki uses is the
+        claim's, at least two of them, and whose other words (as many at most) the wiki never
+        uses: those are a paraphrase it cannot judge, not another thing asked."""
+        text = getattr(self, "_question_text", "")
+        if not keyword_query(text) or any(w.lower() in PREPOSITIONS for w in tokens(text)):
+            return False  # (what a preposition adds is a scope, never a paraphrase)
+        says = getattr(self, "_says_word", None)
+        words = {key(w): w for w in tokens(self._question_text)}
+        known = [t for t in asked if (says(words[t]) if says and t in words
+                                      else self._wiki_uses(t))]
+        return len(known) >= 2 and len(asked) - len(known) <= len(known) and all(
+            covered(t) > 0 for t in known)
+
     def _aspect(self, claim: Claim, terms: Sequence[str], head: Sequence[str],
                 weight: dict[str, float], entity: set[str],
                 wanted: re.Pattern | None, page: _PageDoc | None = None,
@@ -590,7 +604,8 @@ class AspectMatcher:
         # "number", "date": a value's shape answers them) must be covered
         asked = [t for t in head if t not in entity]
         nouns = [t for t in asked if t not in _KIND_KEYS] or asked
-        if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns):
+        if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns) and not (
+                not statement and self._paraphrased_keywords(asked, covered)):
             return None
         if statement and len(nouns) > 1 and not keyword_query(
                 getattr(self, "_question_text", "")) and not all(

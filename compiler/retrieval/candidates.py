@@ -146,6 +146,24 @@ class CandidateIndex:
             docs[eid] = _PageDoc(title, attribute, value, text, length, claims)
         return docs
 
+    def _says_word(self, word: str) -> bool:
+        """The wiki says the word or an inflection of it ("car", "cars"): unlike the prefix
+        query of :meth:`_df_of`, "car" is not found in "carrier", "cargo" or "care"."""
+        w = word.lower()
+        if not w.isalpha():
+            return self._known(w)
+        base = w[:-1] if w.endswith("e") else w
+        forms = {w, w + "s", w + "es", base + "ed", base + "ing"}
+        query = " OR ".join(f'"{f}"' for f in sorted(forms))
+        for table in ("claims_fts", "records_fts"):
+            try:
+                if self.state.db.execute(f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1",
+                                         (query,)).fetchone():
+                    return True
+            except Exception:  # noqa: BLE001 - an index this state lacks says nothing
+                continue
+        return False
+
     def _known(self, word: str) -> bool:
         k = word_key(word)
         return bool(self._df_of("page", k) or self._df_of("record", k))

@@ -45,6 +45,8 @@ _RANGE = re.compile(r"\d\s*(?:\S{0,3}\s*)(?:to|-|–|and)\s*-?\s*\d", re.I)
 # span of time ("30 days after the trip" is no fee, "120 days" no commission rate)
 _AMOUNT = re.compile(r"[$€£¥]\s*\d|\d\s*%|\bpercent|\d[\d,.]*\b(?!\s*(?:business\s+|calendar\s+|"
                      r"working\s+)?(?:second|minute|min|hour|hr|day|week|month|year)s?\b)", re.I)
+# a temperature says its unit: "at what *temperature*" is answered by "2 to 8 °C"
+_TEMPERATURE = re.compile(r"\d\s*(?:°|º|℃|℉|degrees?\b|deg\b)", re.I)
 # "time" is a duration ("lead time") or a time of day ("what time is the last dispatch")
 _TIME = re.compile(_DURATION.pattern + r"|\d{1,2}:\d\d", re.I)
 for _words, _shape in (("period duration length term window days hours months years "
@@ -56,7 +58,8 @@ for _words, _shape in (("period duration length term window days hours months ye
                        ("price cost fee rate", _AMOUNT),
                        ("date deadline", _DATE),
                        ("percentage percent share proportion", _PERCENT),
-                       ("range", _RANGE)):
+                       ("range", _RANGE),
+                       ("temperature temp", _TEMPERATURE)):
     for _w in _words.split():
         KIND_WORDS[_w] = _shape
 
@@ -483,7 +486,7 @@ def measured_subject(question: str, stopwords: frozenset[str]) -> tuple[str, str
     return head, m.group("v").lower()
 
 
-_PREPOSITIONS = frozenset("of for on at in to from with by per under about across between "
+PREPOSITIONS = _PREPOSITIONS = frozenset("of for on at in to from with by per under about across between "
                           "within during over into".split())
 _WORD = re.compile(r"[\w'-]+")
 _QUANTIFIERS = frozenset("number amount count total quantity".split())

@@ -87,9 +87,9 @@ PHRASES = (
     (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
     # something that comes (or is brought) back is returned ("when a machine comes back low
     # on fuel")
-    (re.compile(r"\b(?:comes?|came|coming|gets?|got|is|are|was|were)\s+(?:brought\s+|handed\s+)?"
-                r"back\b(?!\s+(?:to\s+(?:me|us|you|him|her|them)|up|on|online)\b)", re.I),
-     "returned"),
+    # (not a person coming back from a trip, nor a system "back up")
+    (re.compile(r"\b(?:comes?|came|coming)\s+back\b(?!\s+(?:from|to|up|on|online|in)\b)",
+                re.I), "returned"),
     (re.compile(r"\bline of business\b", re.I), "industry"),
     (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
     # a price tag is a price ("what's the price tag on X")

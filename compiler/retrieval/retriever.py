@@ -476,16 +476,18 @@ class Retriever(CandidateIndex, AspectMatcher):
                 e.aspect += bonus
 
     def _word_keys(self, words: Sequence[str]) -> list[str]:
-        """Keys of a phrase's words; a hyphenated word ("list-price", "brand-new") is its
-        parts, as sources' text is tokenised, unless the wiki writes it as one word
-        ("cut-off" → "cutoff")."""
+        """Keys of a phrase's words; a hyphenated word ("list-price", "buyer-side") is one
+        word of the phrase, matched by its head, its last part (sources tokenise it apart),
+        unless the wiki writes it as one word ("cut-off" → "cutoff")."""
         out: list[str] = []
         for w in words:
-            parts = tokens(w)
-            if len(parts) < 2 or self._known("".join(parts)):
-                out.append(key("".join(parts)) if len(parts) > 1 else key(w))
+            parts = [p for p in tokens(w) if p not in STOPWORDS]
+            if len(parts) < 2:
+                out.append(key(w) if len(tokens(w)) < 2 else key(parts[0]) if parts else key(w))
+            elif self._known("".join(parts)):
+                out.append(key("".join(parts)))
             else:
-                out += [key(p) for p in parts if p not in STOPWORDS]
+                out.append(key(parts[-1]))
         return out
 
     def _linked_kind(self, claim: Claim, noun: Sequence[str], docs: dict[str, _PageDoc],

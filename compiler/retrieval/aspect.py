@@ -179,6 +179,10 @@ AGENT_KINDS = frozenset("""person people department team group company firm orga
     organization vendor supplier provider partner contractor carrier courier agency bank insurer
     colleague employee""".split())
 _AGENT_KIND_KEYS = frozenset(key(w) for w in AGENT_KINDS)
+# a leading conditional clause ("If …, what …"; "When …, how …"), up to its comma
+_LEADING_CONDITION = re.compile(r"^\s*(?:if|when|whenever|once|suppose|say)\s+[^,?]{3,120},\s*(?="
+                                r"(?:what|how|who|which|when|where|is|are|does|do|can)\b)", re.I)
+SITUATION_WEIGHT = 0.25
 
 
 # "who <verb>s …": a verb any one in charge does ("who runs / owns / looks after the account")
@@ -299,6 +303,13 @@ class AspectMatcher:
         self._condition = tuple(dict.fromkeys(
             key(w) for t in asked_condition(question, stopwords) for w in tokens(t)))
         self._planned = bool(_PLANNED.search(question))
+        # a leading "If a customer keeps the waiver on their contract, what does it cost?":
+        # the situation, which the answering sentence rarely repeats (its words weigh a
+        # quarter in a statement's share; those the asking clause repeats weigh whole)
+        lead = _LEADING_CONDITION.match(question)
+        asked = set(stems(question[lead.end():], True)) if lead else set()
+        self._situation = frozenset(t for t in stems(lead.group(0), True) if t not in asked
+                                    ) if lead else frozenset()
         # the record events a "when" asks the date of, kept for the prose reading
         # (compiler/retrieval/reading.py) that follows the retrieval
         self._when_events = (events_in([key(w) for w in tokens(question)])
@@ -591,7 +602,11 @@ class AspectMatcher:
         if len(asked_kind) > 1 and asked_kind[-1] in _AGENT_KIND_KEYS:
             kind_head[0] = all(covered(t) > 0 for t in asked_kind[:-1])
         aspect = [t for t in terms if t not in entity]
-        got = share(aspect, covered, lambda t: weight.get(t, 1.0))
+        situation = getattr(self, "_situation", frozenset()) if statement else frozenset()
+        # (a word saying only which kind is meant, "general", "standard", is no part of what
+        # a sentence must cover: sources rarely repeat it beside the value)
+        got = share([t for t in aspect if t not in _UNRESTRICTING_KEYS] or aspect, covered,
+                    lambda t: weight.get(t, 1.0) * (SITUATION_WEIGHT if t in situation else 1.0))
         if (page is not None and not statement and wanted is not None
                 and _shaped(wanted, claim.value, claim.value_type)):
             # a value of the asked type is read in the context of its page: "how long did the

@@ -1,0 +1,133 @@
+"""General patterns of English questions and of how policies state facts (issue 21, answer4):
+a percentage is what something costs ("the fee is 12% of the charter price"), "on top of" is
+an idiom and no scope, a time said relative to now ("next year") restricts nothing a source
+can say, a two-letter role acronym used as a noun ("an AM") is spelled out, a hyphenated word
+of the asked phrase ("list-price") is matched by its parts, a temperature is a kind of value,
+a keyword query's words the wiki never says are a paraphrase when every word it does say is
+the claim's, and what "comes back" is returned. Each has a near miss the wiki does not answer.
+
+The corpus is invented here (a sailing-boat charter firm nobody tuned on)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from compiler.retrieval.acronyms import expansion
+from compiler.state import State
+from answer_corpus import abstains, answers, markdown_state
+
+PAGES = {
+    "skipper-waiver.md": """---
+title: Skipper Waiver Policy
+---
+# Skipper Waiver Policy
+
+The Skipper Waiver (SW) covers accidental damage caused by the charter's own skipper.
+
+## Fee and coverage
+
+- The SW fee is 14% of the gross charter price on the booking; mooring fees are extra.
+- With SW, the customer pays a deductible of $900 per incident.
+""",
+    "crew-commission.md": """---
+title: Crew Commission Plan 2027
+---
+# Crew Commission Plan 2027
+
+Commission plan for the 2027 plan year for the booking team.
+
+| Role | Base commission | Accelerator |
+|---|---|---|
+| Account Manager | 7% of new-booking revenue | 10% above 120% of quota |
+| Harbour Agent | 3% of berth revenue | 5% above 110% of quota |
+""",
+    "pricing-board.md": """---
+title: 2026-10-02 Pricing Board
+---
+# 2026-10-02 Pricing Board
+
+- List rates rise 3.5% on 2027-03-01 for every boat class except catamarans, which rise 5%.
+- No change to the Skipper Waiver fee for 2027.
+""",
+    "bergen-marina.md": """---
+title: Bergen Marina
+---
+# Bergen Marina
+
+- Cold storage: yes, 1 to 5 °C
+- Opening hours: 07:00-21:00
+- Berths: 120
+
+Unused berth credits carry over into the next calendar year.
+""",
+    "crew-expenses.md": """---
+title: Crew Expense Policy
+---
+# Crew Expense Policy
+
+Crew book travel through the booking portal.
+
+Mileage rate: EUR 0.35 per km
+Meal allowance: EUR 40
+""",
+    "return-checklist.md": """---
+title: Boat Return Checklist
+---
+# Boat Return Checklist
+
+Boats returned with less diesel than they left with are refuelled at $7.25 per litre.
+Record engine hours and the diesel level.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[State]:
+    yield from markdown_state(tmp_path_factory, "saltline", PAGES)
+
+
+def test_a_percentage_is_what_something_costs_on_top_of_another(state: State) -> None:
+    # "on top of the charter" says what the fee is added to: no scope of its own
+    answers(state, "If a customer keeps the skipper waiver on their booking, what does it cost "
+            "them on top of the charter?", "14%")
+
+
+def test_next_year_restricts_nothing_and_an_am_is_an_account_manager(state: State) -> None:
+    answers(state, "what % commission does an AM get on a brand-new booking next year?", "7%")
+
+
+def test_a_two_letter_role_acronym_is_spelled_only_as_a_noun(state: State) -> None:
+    question = "what % commission does an AM get?"
+    assert expansion(state, "AM", question) == "account manager"
+    # "9 AM" is a time of day, never a role
+    assert expansion(state, "AM", "is the marina open at 9 AM?") == ""
+
+
+def test_a_hyphenated_word_of_the_asked_phrase_is_its_parts(state: State) -> None:
+    answers(state, "What general list-price increase did the pricing board sign off for 2027?",
+            "3.5%")
+
+
+def test_a_temperature_is_a_kind_of_value(state: State) -> None:
+    answers(state, "Can Bergen Marina store chilled goods, and at what temperature?", "1 to 5")
+
+
+def test_keyword_words_the_wiki_never_says_are_a_paraphrase(state: State) -> None:
+    answers(state, "car mileage payback rate", "EUR 0.35 per km")
+
+
+def test_what_comes_back_is_returned(state: State) -> None:
+    answers(state, "what do we bill per litre when a boat comes back low on diesel?", "$7.25")
+
+
+def test_near_misses_stay_abstained(state: State) -> None:
+    # the keyword rule: a word the wiki says ("meal") that the claim does not is no paraphrase
+    abstains(state, "car mileage meal payback rate")
+    # a preposition's words are a scope, never a paraphrase
+    abstains(state, "mileage rate on public holidays")
+    # what a commission is on must still be the row's: no row of deckhands
+    abstains(state, "what % commission does a deckhand get next year?")
+    # no humidity is stated anywhere: a kind of value the wiki lacks
+    abstains(state, "At what humidity is Bergen Marina's cold storage kept?")

@@ -183,6 +183,13 @@ _AGENT_KIND_KEYS = frozenset(key(w) for w in AGENT_KINDS)
 _LEADING_CONDITION = re.compile(r"^\s*(?:if|when|whenever|once|suppose|say)\s+[^,?]{3,120},\s*(?="
                                 r"(?:what|how|who|which|when|where|is|are|does|do|can)\b)", re.I)
 SITUATION_WEIGHT = 0.25
+_MONTH_KEYS = frozenset(key(w) for w in (
+    "january february march april may june july august september october november december"
+).split())
+# how sources state a limit: "up to five days", "at most", "no more than", "capped at"
+_UP_TO = re.compile(r"\b(?:up\s+to|at\s+most|no\s+more\s+than|not\s+(?:to\s+)?exceed|"
+                    r"capped\s+at|a\s+maximum\s+of|maximum\s+of)\b", re.I)
+_LIMIT_KEYS = frozenset(key(w) for w in "limit cap maximum max most ceiling".split())
 
 
 # "who <verb>s …": a verb any one in charge does ("who runs / owns / looks after the account")
@@ -582,6 +589,8 @@ class AspectMatcher:
         def covered(t: str) -> float:
             if any(f[t] or t in getattr(f, "aliases", ()) for f in fields) or t in vocab:
                 return 1.0
+            if t in _LIMIT_KEYS and _UP_TO.search(claim.quote or claim.value):
+                return 1.0  # "up to five days", "at most $50,000": a limit, a maximum
             if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
                     SYNONYMS.get(t, frozenset()) & vocab):
                 return SYNONYM_WEIGHT
@@ -619,7 +628,12 @@ class AspectMatcher:
         # "number", "date": a value's shape answers them) must be covered
         asked = [t for t in head if t not in entity]
         nouns = [t for t in asked if t not in _KIND_KEYS] or asked
-        if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns) and not (
+        # (a keyword query's words are all its head: a month its page says, "FleetLink
+        # *September* outage duration", dates the thing asked, as "in September" would)
+        on_page = (lambda t: t in _MONTH_KEYS and page is not None and any(_tf(c, t) for c in (
+            page.title, page.attribute, page.value, page.text))) if keyword_query(
+            getattr(self, "_question_text", "")) else (lambda t: False)
+        if nouns and sum(covered(t) > 0 or on_page(t) for t in nouns) * 2 < len(nouns) and not (
                 not statement and self._paraphrased_keywords(asked, covered)):
             return None
         if statement and len(nouns) > 1 and not keyword_query(

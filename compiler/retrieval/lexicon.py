@@ -71,6 +71,10 @@ PARAPHRASE_GROUPS: tuple[str, ...] = (
     "increase rise raise hike uplift",
     # a list price is a list rate; a tariff is a price list
     "price rate tariff",
+    "vacation pto leave",
+    # a per diem is a daily allowance
+    "allowance diem",
+    "payout pay",
 )
 SYNONYM_GROUPS = SYNONYM_GROUPS + PARAPHRASE_GROUPS
 # a preamble before an embedded question ("I'm writing a report and can't remember how many

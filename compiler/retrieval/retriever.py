@@ -19,6 +19,7 @@ from .abbreviations import spell_out_clipped
 from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .acronyms import spell_out
+from .typos import correct_typos, names_only
 from .candidates import CandidateIndex, _schema_page
 from .clauses import _ANAPHOR, _interleave, elided_topic, fronted, split_question
 from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
@@ -86,9 +87,30 @@ class Retriever(CandidateIndex, AspectMatcher):
 
     # -- ranking ---------------------------------------------------------------------------
     def retrieve(self, question: str, k_pages: int = 5, k_claims: int = 12) -> Retrieval:
+        """The question as asked (a name typed a keystroke off read as the name); when that
+        finds no answer, read again with any word typed one keystroke off a word of the wiki
+        as that word (only then: without a dictionary, "share" is as near to "spare" as
+        "retnetion" to "retention")."""
+        # a name typed in lower case and a keystroke off ("seatle"): read as the name at once
+        # (asked as typed, "seatle" would be a word the wiki lacks, and the question answered
+        # without it)
+        question = correct_typos(question, self.state, self._known, names_only(self.state))
+        result = self._retrieve_question(question, k_pages, k_claims)
+        if result.answerable:
+            return result
+        fixed = correct_typos(question, self.state, self._known)
+        if fixed == question:
+            return result
+        again = self._retrieve_question(fixed, k_pages, k_claims)
+        return again if again.answerable else result
+
+    def _retrieve_question(self, question: str, k_pages: int = 5, k_claims: int = 12
+                           ) -> Retrieval:
         """A question of several clauses ("who …, and what …?") is retrieved clause by
         clause: it is answerable when every clause is, and its evidence interleaves theirs.
         An acronym the wiki does not use is read spelled out (:mod:`.acronyms`)."""
+        # "whats the limit", "whos the owner": a question word typed without its apostrophe
+        question = _NO_APOSTROPHE.sub(r"\1 is", question)
         question = spell_out(question, self.state, self._known)
         # a clipped word of the wiki's own terms ("a mini ex") spelt out (abbreviations.py)
         question = spell_out_clipped(self.state, question)
@@ -555,6 +577,7 @@ _KEEP = 0.5  # a clause's claim kept beside its best one scores at least this sh
 _CLOSE = 0.9  # … and covers at least this share of what the best covers
 
 
+_NO_APOSTROPHE = re.compile(r"\b(what|who|where|how|when|which)s\b", re.I)
 _BETTER = 0.2  # a clause read without its anaphor must fit this much better to be preferred
 
 

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from compiler.answers.ask import ask
+from compiler.retrieval import retrieve
 from compiler.retrieval.acronyms import expansion
 from compiler.state import State
 from answer_corpus import abstains, answers, markdown_state
@@ -30,6 +32,7 @@ The Skipper Waiver (SW) covers accidental damage caused by the charter's own ski
 
 - The SW fee is 14% of the gross charter price on the booking; mooring fees are extra.
 - With SW, the customer pays a deductible of $900 per incident.
+- SW pays repair costs up to $20,000 per incident.
 """,
     "crew-commission.md": """---
 title: Crew Commission Plan 2027
@@ -62,6 +65,14 @@ title: Bergen Marina
 
 Unused berth credits carry over into the next calendar year.
 """,
+    "oslo-marina.md": """---
+title: Oslo Marina
+---
+# Oslo Marina
+
+- Opening hours: 08:00-20:00
+- Berths: 80
+""",
     "crew-expenses.md": """---
 title: Crew Expense Policy
 ---
@@ -71,6 +82,17 @@ Crew book travel through the booking portal.
 
 Mileage rate: EUR 0.35 per km
 Meal allowance: EUR 40
+""",
+    "booking-outage.md": """---
+title: INC-9 Booking Site Sign-in Failure
+---
+# INC-9 Booking Site Sign-in Failure
+
+Starting 08:10 UTC on 14 October 2026, customers could not sign in to the booking site for
+two hours while the harbour office took bookings by phone.
+
+Impact: 212 bookings. Root cause: an expired TLS certificate on the login gateway, which
+nobody had renewed; the renewal reminder went to a mailbox nobody reads.
 """,
     "return-checklist.md": """---
 title: Boat Return Checklist
@@ -122,6 +144,27 @@ def test_what_comes_back_is_returned(state: State) -> None:
     answers(state, "what do we bill per litre when a boat comes back low on diesel?", "$7.25")
 
 
+def test_a_labelled_line_is_read_in_its_pages_context(state: State) -> None:
+    answers(state, "October booking site bookings affected", "212")
+
+
+def test_what_broke_something_asks_the_cause(state: State) -> None:
+    answers(state, "what broke sign-in to the booking site back in October?", "TLS certificate")
+
+
+def test_up_to_states_a_limit_and_whats_is_what_is(state: State) -> None:
+    question = "whats the limit the skipper waiver pays for one incident"
+    # "whats" is "what is": a question, not a keyword query whose every word is asked
+    assert "what" not in retrieve(state, question, None).terms
+    answers(state, question, "$20,000")
+
+
+def test_a_lower_case_name_typed_a_keystroke_off_is_the_name(state: State) -> None:
+    question = "how many berths does the marina in bergn have"
+    answers(state, question, "120")
+    assert "80" not in ask(state, question, None, "offline").text()
+
+
 def test_near_misses_stay_abstained(state: State) -> None:
     # the keyword rule: a word the wiki says ("meal") that the claim does not is no paraphrase
     abstains(state, "car mileage meal payback rate")
@@ -131,3 +174,7 @@ def test_near_misses_stay_abstained(state: State) -> None:
     abstains(state, "what % commission does a deckhand get next year?")
     # no humidity is stated anywhere: a kind of value the wiki lacks
     abstains(state, "At what humidity is Bergen Marina's cold storage kept?")
+    # a labelled line answers its own label only: no outage says how long it lasted
+    abstains(state, "October booking site outage duration")
+    # "weight" is no typo of a word the wiki uses
+    abstains(state, "bergen marina weight")

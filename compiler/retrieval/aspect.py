@@ -183,6 +183,8 @@ _AGENT_KIND_KEYS = frozenset(key(w) for w in AGENT_KINDS)
 _LEADING_CONDITION = re.compile(r"^\s*(?:if|when|whenever|once|suppose|say)\s+[^,?]{3,120},\s*(?="
                                 r"(?:what|how|who|which|when|where|is|are|does|do|can)\b)", re.I)
 SITUATION_WEIGHT = 0.25
+# a labelled line: "Impact: 312 districts.", "Root cause: the TLS certificate …"
+_LABELLED = re.compile(r"^\s*[A-Z][\w'/&()-]*(?:\s+[\w'/&()-]+){0,3}\s*:\s+\S")
 _MONTH_KEYS = frozenset(key(w) for w in (
     "january february march april may june july august september october november december"
 ).split())
@@ -624,6 +626,14 @@ class AspectMatcher:
                 _tf(c, t) for c in (page.attribute, page.value, page.text)) else 0.0,
                 lambda t: weight.get(t, 1.0))
             got = max(got, PAGE_CONTEXT * on_page)
+        if page is not None and statement and _LABELLED.match(claim.value):
+            # a labelled line of a ticket or a page ("Impact: 312 districts.", "Root cause:
+            # the TLS certificate …") is a field in prose: read in its page's context, as a
+            # field is ("October login outage: districts affected")
+            got = max(got, share(aspect, lambda t: covered(t) or (PAGE_CONTEXT if any(
+                _tf(c, t) for c in (page.title, page.attribute, page.value, page.text))
+                else 0.0), lambda t: weight.get(t, 1.0) * (
+                    SITUATION_WEIGHT if t in situation else 1.0)))
         # at least half of the asked head's own words (not those naming a kind of value,
         # "number", "date": a value's shape answers them) must be covered
         asked = [t for t in head if t not in entity]

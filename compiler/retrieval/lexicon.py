@@ -187,6 +187,14 @@ PHRASES = (
     # ("what does the waiver cost *on top of the rental*"): an idiom, not a place
     (re.compile(r"\b(?:on\s+top\s+of|over\s+and\s+above|in\s+addition\s+to)\b", re.I),
      "besides"),
+    # what broke something, took it down, is what caused its outage ("what broke sign-in to
+    # Classroom"): a cause asked, not a thing broken
+    (re.compile(r"\bwhat\s+(?:broke|breaks|took\s+down|takes\s+down|brought\s+down|"
+                r"knocked\s+out|killed)\b", re.I), "what was the cause of the outage of"),
+    # "back in October", "back in 2025": only when
+    (re.compile(r"\bback\s+(?=in\s+(?:\d{4}|january|february|march|april|may|june|july|"
+                r"august|september|october|november|december|spring|summer|autumn|fall|"
+                r"winter)\b)", re.I), ""),
     # who holds a contract, an account or a plan is a customer ("Platinum contract holders")
     (re.compile(r"\b(?:contract|account|plan|policy|subscription|licen[cs]e)[- ]?holders?\b",
                 re.I), "customers"),

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .coverage import (UNRESTRICTING, asked_action, asked_condition, keyword_query, asked_owner, asked_subject,
+from .coverage import (UNRESTRICTING, asked_action, asks_window, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
@@ -119,6 +119,7 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
     # the schema layer's qualifiers, when claims carry them ({"severity": "Severity 1"}): the
     # words that tell the values of the family apart ("1"), not those they share ("severity")
     quals = _pairs(getattr(claim, "qualifiers", None))
+    names: set[str] = set()
     if quals:
         values = [{key(t) for t in tokens(v)} for _, v in quals]
         for other, _ in siblings:
@@ -139,7 +140,9 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
         return False
     if question & _IN_CHARGE and names_an_agent(claim.attribute):
         return False  # "who *handles* the account" names the account's manager, not its type
-    said = set(mine) | {key(t) for t in tokens(claim.value)}
+    # the qualifier's own name is not a value the family lacks: "how long do *customers*
+    # have to return …" asks every customer tier's window, not a tier the policy omits
+    said = set(mine) | {key(t) for t in tokens(claim.value)} | names
     return bool(question - said - set(SYNONYMS))
 
 
@@ -273,6 +276,7 @@ class AspectMatcher:
     schema_words: dict[str, frozenset[str]]
     _negated: frozenset[str] = frozenset()
     _action: str = ""
+    _window = False
     _owner: tuple[frozenset[str], ...] = ()
     _per: tuple[str, ...] = ()
     _measures: tuple[tuple[str, str], ...] = ()
@@ -287,6 +291,7 @@ class AspectMatcher:
                                   for w in tokens(t))
         action = asked_action(question, stopwords)
         self._action = key(action) if action else ""
+        self._window = asks_window(question)
         self._owner = tuple(_forms(w) for t in asked_owner(question, stopwords)
                             for w in tokens(t))
         self._question_text = question
@@ -397,7 +402,7 @@ class AspectMatcher:
         if any(unit in said and said[unit] != number and (number, unit) not in set(
                 measures(text)) for number, unit in self._measures):
             return True
-        if self._action:
+        if self._action and not self._window:
             toks = tokens(text)
             uses = [i for i, t in enumerate(toks) if self._action in (
                 key(t), key(t[2:]) if t.startswith("re") else "")]

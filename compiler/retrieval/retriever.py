@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .coverage import (asked_head, asked_scope, head_phrase, keyword_query,
+from .coverage import (action_object, asked_head, asked_scope, head_phrase, keyword_query,
                                 measured_subject, names_an_agent, names_in, unknown_names,
                                 wiki_schema_groups)
 from ..models import Claim, Principal
@@ -300,7 +300,9 @@ class Retriever(CandidateIndex, AspectMatcher):
         measured = measured_subject(_rewrite(question), STOPWORDS | FRAME_WORDS)
         self._measured = (("" if not measured[0] else (_noun_keys(measured[0]) or ("",))[-1],
                            key(measured[1])) if measured else None)
-        return _Clause(question=question, terms=terms, docs=docs, weight=weight,
+        obj = frozenset(key(w) for t in action_object(_rewrite(question), STOPWORDS | FRAME_WORDS)
+                        for w in tokens(t))
+        return _Clause(question=question, terms=terms, docs=docs, weight=weight, action_object=obj,
                        total_weight=sum(weight.values()) or 1.0, links=links,
                        page_score=page_score,
                        ranked=sorted(docs, key=lambda e: (-page_score[e], e)),
@@ -397,7 +399,7 @@ class Retriever(CandidateIndex, AspectMatcher):
                 and eid not in owned
             if named:
                 s *= ENTITY_BOOST if eid in named else 1.0 if eid in around else ENTITY_MISS
-            miss = _near_miss(claim, docs[eid].claims, qset)
+            miss = _near_miss(claim, docs[eid].claims, qset - q.action_object)
             if miss:
                 s *= NEAR_MISS
                 # a family whose words the question says only as its page's kind ("the SaaS
@@ -590,6 +592,7 @@ class _Clause:
     missing: set[tuple[str, str]] = field(default_factory=set)
     named_family: set[tuple[str, str]] = field(default_factory=set)
     present: set[tuple[str, str]] = field(default_factory=set)
+    action_object: frozenset[str] = frozenset()  # "return *a product*": part of the action
 
 
 def retrieve(state: State, question: str, who: Principal | None, k_pages: int = 5,

@@ -70,6 +70,9 @@ SETS = [
     # written blind like the three above but meant to be tuned on (not in NEVER_TUNED)
     (REPO / "benchmarks" / "corpora" / "marlowe",
      REPO / "benchmarks" / "truth" / "marlowe-questions.yaml"),
+    # written blind like marlowe, tunable; the first with Zendesk tickets beside Jira and HubSpot
+    (REPO / "benchmarks" / "corpora" / "brindle",
+     REPO / "benchmarks" / "truth" / "brindle-questions.yaml"),
 ]
 
 

@@ -73,6 +73,9 @@ SETS = [
      REPO / "benchmarks" / "truth" / "marlowe-questions.yaml"),
     (REPO / "benchmarks" / "corpora" / "ashgrove",
      REPO / "benchmarks" / "truth" / "ashgrove-questions.yaml"),
+    # written blind like marlowe, tunable; the first with Zendesk tickets beside Jira and HubSpot
+    (REPO / "benchmarks" / "corpora" / "brindle",
+     REPO / "benchmarks" / "truth" / "brindle-questions.yaml"),
 ]
 
 

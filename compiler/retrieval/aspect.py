@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from .ranges import in_band
 from .coverage import (UNRESTRICTING, asked_action, asks_window, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
@@ -363,6 +364,11 @@ class AspectMatcher:
         (the base schema's and the wiki's own phrases: *battery runtime* is also "battery
         life" where the corpus's schema.yaml says so), each once."""
         c = _Attribute(_attribute_counter([attribute_text(claim), claim.field or ""]))
+        # a number the question asks about inside the band the attribute states ("a *30%*
+        # discount" of "discount above 20% up to 35%") is said by it
+        for n in getattr(self, "_numbers", ()):
+            if n not in c and in_band(claim.attribute, float(n)):
+                c[n] = 1
         for k in attribute_vocabulary(claim.attribute, key, self.schema_words):
             c[k] = c[k] or 1
         # … and the lexicon's words for those words ("life" for a runtime, "owner" for a
@@ -688,8 +694,12 @@ class AspectMatcher:
                 attribute_text(claim)):
             return None  # "the oldest truck" is one truck, not the fleet's average age
         verb = getattr(self, "_who_verb", "")
-        if verb and not statement and not covered(verb):
-            return None  # "who approves travel claims" is not answered by the policy's owner
+        if verb and not statement and not covered(verb) and not (
+                page is not None and page.title[verb] and not names_an_agent(claim.attribute)
+                and value_names_an_agent(claim.value)):
+            # "who approves travel claims" is not answered by the policy's owner; a row of
+            # the *approval* policy naming a role ("discount above 35%: CFO") is who approves
+            return None
         if not statement and claim.quote:
             # a name the question qualifies by, said in another clause of the claim's sentence
             # than its value ("184 employees; … a second office in Toronto"), qualifies

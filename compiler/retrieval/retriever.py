@@ -289,6 +289,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         page_score = {eid: base[eid] + scoring.LINK_SHARE * max(
             (base.get(o, 0.0) for o in links.get(eid, ())), default=0.0) for eid in docs}
         wanted = answer_type(question)
+        self._numbers = tuple(t for t in terms if t.isdigit())
         # what the question asks, read by the claim-side checks (compiler/retrieval/aspect.py)
         self._asks_who = bool(_WHO.search(question))
         # the record event a "when" asks the date of ("fixed", "created", "due")

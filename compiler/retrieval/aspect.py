@@ -75,6 +75,19 @@ def events_in(words: Sequence[str]) -> set[str]:
     return {EVENT_OF[w] for w in words if w in EVENT_OF}
 
 
+# "when is support *open*", "when are the offices closed": a state in the present, asked of
+# its hours, not the date of an event ("when was the ticket closed")
+_STATE = re.compile(r"\b(?:is|are|'s|'re)\s+(?:[\w'-]+\s+){0,5}?(?P<w>open|closed|shut)\b",
+                    re.I)
+
+
+def asked_events(question: str) -> set[str]:
+    """The record events a "when" question asks the date of, by its words (:func:`events_in`),
+    an open or closed state in the present excepted."""
+    states = {key(m.group("w")) for m in _STATE.finditer(question)}
+    return events_in([k for k in (key(w) for w in tokens(question)) if k not in states])
+
+
 def other_event(asked: set[str], named: set[str]) -> bool:
     """A date attribute naming only events other than (and not agreeing with) the asked."""
     return bool(asked and named and not (named & asked)
@@ -145,6 +158,21 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
     # have to return …" asks every customer tier's window, not a tier the policy omits
     said = set(mine) | {key(t) for t in tokens(claim.value)} | names
     return bool(question - said - set(SYNONYMS))
+
+
+def other_member(claim: Claim, siblings: Sequence[tuple[Claim, str]],
+                 question: set[str]) -> bool:
+    """The question names the qualifier value of another member of the claim's family and
+    none of its own ("support hours for *Enterprise* customers" is not the Standard row)."""
+    own = {key(t) for _, v in _pairs(getattr(claim, "qualifiers", None)) for t in tokens(v)}
+    if not own or own & question:
+        return False
+    others: set[str] = set()
+    for other, _ in siblings:
+        if other.attribute == claim.attribute and other is not claim:
+            others |= {key(t) for _, v in _pairs(getattr(other, "qualifiers", None))
+                       for t in tokens(v)}
+    return bool((others - own) & question)
 
 
 def _forms(word: str) -> frozenset[str]:
@@ -307,7 +335,7 @@ class AspectMatcher:
         self._planned = bool(_PLANNED.search(question))
         # the record events a "when" asks the date of, kept for the prose reading
         # (compiler/retrieval/reading.py) that follows the retrieval
-        self._when_events = (events_in([key(w) for w in tokens(question)])
+        self._when_events = (asked_events(question)
                              if answer_type(question) is _TYPES[3][1] else set())
 
     def _excluded(self, claim: Claim, page: _PageDoc | None) -> bool:

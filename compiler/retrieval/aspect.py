@@ -215,14 +215,19 @@ _AGENT_KIND_KEYS = frozenset(key(w) for w in AGENT_KINDS)
 _LEADING_CONDITION = re.compile(r"^\s*(?:if|when|whenever|once|suppose|say)\s+[^,?]{3,120},\s*(?="
                                 r"(?:what|how|who|which|when|where|is|are|does|do|can)\b)", re.I)
 SITUATION_WEIGHT = 0.25
+# the sentences before the last one that asks something ("Machine got stolen. How long …?")
+_EARLIER_SENTENCES = re.compile(r"^.*[.!;]\s+(?=[^.!;]*\?\s*$)", re.S)
 # a labelled line: "Impact: 312 districts.", "Root cause: the TLS certificate …"
 _LABELLED = re.compile(r"^\s*[A-Z][\w'/&()-]*(?:\s+[\w'/&()-]+){0,3}\s*:\s+\S")
 _MONTH_KEYS = frozenset(key(w) for w in (
     "january february march april may june july august september october november december"
 ).split())
 # how sources state a limit: "up to five days", "at most", "no more than", "capped at"
-_UP_TO = re.compile(r"\b(?:up\s+to|at\s+most|no\s+more\s+than|not\s+(?:to\s+)?exceed|"
-                    r"capped\s+at|a\s+maximum\s+of|maximum\s+of)\b", re.I)
+# (before an amount: "up to $50,000", "within 60 miles"; not "available within the portal")
+_UP_TO = re.compile(r"\b(?:up\s+to|within|at\s+most|no\s+more\s+than|not\s+(?:to\s+)?exceed|"
+                    r"capped\s+at|a\s+maximum\s+of|maximum\s+of)\s+(?:[$€£]\s*)?(?:\d|(?:one|"
+                    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+                    r"twenty|thirty|forty|fifty|sixty|ninety|hundred)\b)", re.I)
 _LIMIT_KEYS = frozenset(key(w) for w in "limit cap maximum max most ceiling".split())
 
 
@@ -349,10 +354,13 @@ class AspectMatcher:
         # a leading "If a customer keeps the waiver on their contract, what does it cost?":
         # the situation, which the answering sentence rarely repeats (its words weigh a
         # quarter in a statement's share; those the asking clause repeats weigh whole)
+        # (so do the sentences before the asked one: "I've got a patient on the phone who was
+        # just approved for copay help. What's the most we can cover in a year?")
         lead = _LEADING_CONDITION.match(question)
-        asked = set(stems(question[lead.end():], True)) if lead else set()
-        self._situation = frozenset(t for t in stems(lead.group(0), True) if t not in asked
-                                    ) if lead else frozenset()
+        before = _EARLIER_SENTENCES.match(question)
+        end = max(lead.end() if lead else 0, before.end() if before else 0)
+        asked = set(stems(question[end:], True))
+        self._situation = frozenset(t for t in stems(question[:end], True) if t not in asked)
         # the record events a "when" asks the date of, kept for the prose reading
         # (compiler/retrieval/reading.py) that follows the retrieval
         self._when_events = (asked_events(question)
@@ -630,7 +638,7 @@ class AspectMatcher:
         def covered(t: str) -> float:
             if any(f[t] or t in getattr(f, "aliases", ()) for f in fields) or t in vocab:
                 return 1.0
-            if t in _LIMIT_KEYS and _UP_TO.search(claim.quote or claim.value):
+            if t in _LIMIT_KEYS and _UP_TO.search(claim.value):
                 return 1.0  # "up to five days", "at most $50,000": a limit, a maximum
             if any(f[a] for f in fields for a in SYNONYMS.get(t, ())) or (
                     SYNONYMS.get(t, frozenset()) & vocab):

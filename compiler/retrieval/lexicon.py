@@ -75,6 +75,8 @@ PARAPHRASE_GROUPS: tuple[str, ...] = (
     # a per diem is a daily allowance
     "allowance diem",
     "payout pay",
+    # an answer to a message is a reply ("how soon should they expect an answer")
+    "reply answer",
     # a service level agreement is what a vendor guarantees ("the uptime *guarantee*")
     "sla guarantee guaranteed commitment promise promised",
     # the firmware or release running now is the latest one ("the *latest* firmware")

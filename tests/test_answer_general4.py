@@ -17,6 +17,7 @@ import pytest
 from compiler.answers.ask import ask
 from compiler.retrieval import retrieve
 from compiler.retrieval.acronyms import expansion
+from compiler.retrieval.text import SYNONYMS, key
 from compiler.state import State
 from answer_corpus import abstains, answers, markdown_state
 
@@ -82,6 +83,10 @@ Crew book travel through the booking portal.
 
 Mileage rate: EUR 0.35 per km
 Meal allowance: EUR 40
+
+Crew members can receive a laundry allowance of up to $300 per calendar year once their
+manager signs the request; the allowance is paid with the next payroll run.
+Message the harbour office on channel 12; the office replies within 30 minutes during the season.
 """,
     "booking-outage.md": """---
 title: INC-9 Booking Site Sign-in Failure
@@ -163,6 +168,15 @@ def test_a_lower_case_name_typed_a_keystroke_off_is_the_name(state: State) -> No
     question = "how many berths does the marina in bergn have"
     answers(state, question, "120")
     assert "80" not in ask(state, question, None, "offline").text()
+
+
+def test_sentences_before_the_asked_one_are_the_situation(state: State) -> None:
+    answers(state, "I've got a crew member on the phone whose manager just signed her laundry "
+            "request. What's the most we can cover for her in a year?", "$300")
+
+
+def test_an_answer_to_a_message_is_a_reply() -> None:
+    assert key("reply") in SYNONYMS[key("answer")]
 
 
 def test_near_misses_stay_abstained(state: State) -> None:

@@ -17,6 +17,7 @@ import pytest
 from compiler.answers.ask import ask
 from compiler.retrieval import retrieve
 from compiler.retrieval.acronyms import expansion
+from compiler.retrieval.reading import ValueReader
 from compiler.retrieval.text import SYNONYMS, key
 from compiler.state import State
 from answer_corpus import abstains, answers, markdown_state
@@ -99,6 +100,15 @@ two hours while the harbour office took bookings by phone.
 Impact: 212 bookings. Root cause: an expired TLS certificate on the login gateway, which
 nobody had renewed; the renewal reminder went to a mailbox nobody reads.
 """,
+    "tide-alert-bug.md": """---
+title: APP-77 Tide alerts not delivered
+---
+# APP-77 Tide alerts not delivered
+
+Skippers on Android 14 stopped getting tide alerts after the 2.1 release.
+
+About 450 skippers were affected.
+""",
     "return-checklist.md": """---
 title: Boat Return Checklist
 ---
@@ -173,6 +183,17 @@ def test_a_lower_case_name_typed_a_keystroke_off_is_the_name(state: State) -> No
 def test_sentences_before_the_asked_one_are_the_situation(state: State) -> None:
     answers(state, "I've got a crew member on the phone whose manager just signed her laundry "
             "request. What's the most we can cover for her in a year?", "$300")
+
+
+def test_a_sentence_counts_only_what_stands_after_its_number(state: State) -> None:
+    # "Skippers on Android 14 stopped …" holds no count of skippers (retrieval's answer is
+    # replaced by the sentence that does: compiler/retrieval/reading.py)
+    question = "How many skippers were hit by the Android 14 tide alert bug?"
+    reader = ValueReader(state, question, None, ["topic/app-77-tide-alerts-not-delivered"])
+    said = {e.claim.value.split()[0]: e.claim for e in retrieve(state, question, None).claims}
+    assert {"About", "Skippers"} <= set(said)
+    assert not reader.holds_asked(said["Skippers"])
+    assert reader.holds_asked(said["About"])
 
 
 def test_an_answer_to_a_message_is_a_reply() -> None:

@@ -382,6 +382,11 @@ class ValueReader:
         if self.asked is None:
             return True
         kinds = _kinds(self.asked)
+        if self.asked.kind == "count" and self.asked.nouns and claim.kind == "statement":
+            # a sentence holds a count of what is asked only with the counted noun after the
+            # number: "Patients on Android 14 stopped …" holds no count of patients
+            return any(_counts(claim.value, end, self.asked.nouns)
+                       for _, end, _ in _spans(claim.value, kinds))
         return bool(_spans(claim.value, kinds)) or claim.value_type in {
             "count": ("number",), "date": ("date", "datetime")}.get(self.asked.kind, kinds)
 

@@ -35,7 +35,9 @@ from compiler.directory import salesforce_id18
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 from compiler.slug import slugify
 
-from ._common import FieldError, as_dict, build_memo, decode_json, memo_context, origin
+from ._common import (
+    FieldError, as_dict, build_memo, decode_json, memo_context, origin, raw_list,
+)
 from .base import RecordError, SourceConfig
 from .privacy import declared_acl, person, restricted, union
 from .timefmt import parse_timestamp
@@ -71,16 +73,20 @@ class SalesforceConnector:
         if not (isinstance(doc, dict) and isinstance(doc.get("records"), list)):
             yield RecordError(path=path, message="not a Salesforce query response ({'records': [...]})")
             return
+        # decoded whole: each row's record takes the share rows that grant on it, wherever in
+        # the file they are
         shares = _share_rows(doc["records"])
         memo_context("records", doc)
+        raws = raw_list(data, "records", len(doc["records"]))
         for i, row in enumerate(doc["records"]):
             if _is_share(row):
                 continue  # a grant on another row of this file, read above
             pointer = f"records[{i}]"
             label = _record_id(row) or pointer
             # a row's record is built from the row and the file's share rows granting on it
-            result = build_memo(path, label, pointer, [row, shares.get(label)],
-                                partial(_record, row, pointer, path, source, tenant, shares))
+            result = build_memo(path, label, pointer, raws[i] if raws else None,
+                                partial(_record, row, pointer, path, source, tenant, shares),
+                                extra=shares.get(label))
             if result is not None:
                 yield result
 

@@ -70,8 +70,8 @@ def payload_items(
     document alone (not from what it gathers over all of its objects). Then, in a file the
     :class:`ItemMemo` remembers, only the objects whose bytes changed are decoded, and the
     document returned lacks ``list_key``."""
-    if lazy and ITEM_MEMO is not None and ITEM_MEMO.known:
-        got = _lazy_items(data, list_key)
+    if lazy:
+        got = lazy_items(data, list_key)
         if got is not None:
             return got
     doc = decode_json(path, data)
@@ -123,35 +123,62 @@ def _loads(raw: Any) -> Any:
     return json.loads(bytes(raw).decode("utf-8"), parse_constant=_reject_constant)
 
 
-def _lazy_items(data: bytes, list_key: str) -> tuple[dict[str, Any], list[Item]] | None:
-    """:func:`payload_items` of a remembered list export, decoding only the objects the memo
-    does not know by their bytes; None for anything else, and for any object or value the
-    json module refuses: the whole file is then decoded the usual way, so that its error
-    names the file's line and column."""
+_UNREAD = object()
+
+
+def lazy_items(
+    data: bytes, list_key: str, needs: Callable[[bytes], bool] | None = None,
+    gather: Callable[[list[Any]], Any] | None = None, extra: Callable[[Any, Any], Any] | None = None,
+) -> tuple[dict[str, Any], list[Item]] | None:
+    """The document (without ``list_key``) and objects of a list export the :class:`ItemMemo`
+    remembers, decoding only the objects it does not know by their bytes; None for anything
+    else, and for any object or value the json module refuses: the whole file is then decoded
+    the usual way, so that its error names the file's line and column.
+
+    For a connector whose records take something it gathers over the file's objects:
+    ``gather`` is given the objects ``needs`` picks by their bytes (it must pick every one that
+    adds to it), decoded, in file order; ``extra(raw, gathered)`` is what of it an object's
+    record takes (its memo digest's ``extra``, as the connector passes to :func:`build_memo`)."""
     memo = ITEM_MEMO
-    assert memo is not None
+    if memo is None or not memo.known:
+        return None
     got = _split(data, list_key)
     if got is None:
         return None
     top, raws = got
+    objs: list[Any] = [_UNREAD] * len(raws)
+    items: list[Item] = []
     try:
         doc = {k: _loads(v) for k, v in top.items() if k != list_key}
+        picked = [i for i, raw in enumerate(raws) if needs(bytes(raw))] if needs else []
+        for i in picked:
+            objs[i] = _loads(raws[i])
+        gathered = gather([objs[i] for i in picked]) if gather else None
+        memo_context(list_key, doc)
+        for i, raw in enumerate(raws):
+            pointer = f"{list_key}[{i}]"
+            digest = memo.digest(pointer, raw, extra(raw, gathered) if extra else None)
+            known = memo.known_item(digest)
+            if known is not None:
+                items.append(Item(pointer, None, raw, known))
+                continue
+            obj = objs[i]
+            items.append(Item(pointer, _loads(raw) if obj is _UNREAD else obj, raw))
     except (ValueError, RecursionError, UnicodeDecodeError):
+        memo.digests.clear()
         return None
-    memo_context(list_key, doc)
-    items: list[Item] = []
-    for i, raw in enumerate(raws):
-        pointer = f"{list_key}[{i}]"
-        known = memo.known_item(memo.digest(pointer, raw))
-        if known is not None:
-            items.append(Item(pointer, None, raw, known))
-            continue
-        try:
-            items.append(Item(pointer, _loads(raw), raw))
-        except (ValueError, RecursionError, UnicodeDecodeError):
-            memo.digests.clear()
-            return None
     return doc, items
+
+
+def raw_value(raw: Any, key: str) -> Any:
+    """The value at ``key`` of the object whose bytes are ``raw``, decoded alone (the rest is
+    passed over); None when it is not an object or lacks the key. Raises ValueError where
+    the json module would refuse the value."""
+    try:
+        value = _RAW_DOC.decode(raw).get(key)
+    except msgspec.DecodeError:
+        return None
+    return None if value is None else _loads(value)
 
 
 def origin(path: str, pointer: str) -> str:

@@ -185,3 +185,97 @@ def test_an_edit_of_one_issue_in_a_compile_decodes_that_issue_alone(
     assert 0 < decoded.chars < one + len(json.dumps(doc["names"], indent=2)) + 200
     monkeypatch.undo()
     _assert_equals_clean(corpus, wiki, tmp_path)
+
+
+# -- Salesforce: a row's record takes the share rows of the file that grant on it -----------------
+SF_PATH = "salesforce/opportunities.json"
+SF_SOURCE = SourceConfig(path="salesforce", system="salesforce", instance="acme-prod",
+                         options={"sharing": True})
+
+
+def _sf_doc(n: int = 20) -> dict[str, Any]:
+    from test_connector_salesforce import _opportunity
+
+    rows: list[dict[str, Any]] = [_opportunity(f"006A00000Opp{i:03d}", Name=f"Renewal {i}")
+                                  for i in range(n)]
+    rows.insert(5, {"attributes": {"type": "OpportunityShare"}, "OpportunityId": "006A00000Opp003",
+                    "UserOrGroupId": "0055g00000CarolAAB", "RowCause": "Manual"})
+    return {"totalSize": n + 1, "done": True, "records": rows}
+
+
+def _sf_parse(data: bytes, memo: common.ItemMemo | None) -> list[Any]:
+    from connectors.salesforce import SalesforceConnector
+
+    common.ITEM_MEMO = memo
+    try:
+        return list(SalesforceConnector().parse(SF_PATH, data, SF_SOURCE, "acme"))
+    finally:
+        common.ITEM_MEMO = None
+
+
+def _sf_remember(data: bytes) -> tuple[dict, dict]:
+    memo = common.ItemMemo({}, {}, "salt")
+    records = [r for r in _sf_parse(data, memo) if isinstance(r, SourceRecord)]
+    assert records and all(memo.digests.get(r.key) for r in records)
+    return ({memo.digests[r.key]: (r.key, r.id, r.sha256) for r in records},
+            {r.key: r.sha256 for r in records})
+
+
+def test_a_salesforce_edit_decodes_the_changed_row_and_the_share_rows_alone(monkeypatch) -> None:
+    doc = _sf_doc()
+    known, stored = _sf_remember(_bytes(doc))
+    doc["records"][12]["Description"] = "Three-year renewal, signed."
+    edited = _bytes(doc)
+    decoded = _Decoded(monkeypatch)
+    out = _sf_parse(edited, common.ItemMemo(known, stored, "salt"))
+    assert [r.id for r in out if isinstance(r, SourceRecord)] == ["006A00000Opp011"]
+    # the share row and the edited row whole; of the others, the Id and attributes that name
+    # the record a share row grants on
+    rows = [len(_bytes(doc["records"][i], None)) for i in (5, 12)]
+    ids = sum(len(_bytes([r["Id"], r["attributes"]], None)) for r in doc["records"] if "Id" in r)
+    assert 0 < decoded.chars < sum(rows) + ids + 100 < len(edited) // 4
+    assert _outcome(out) == _outcome(_sf_parse(edited, None))
+
+
+def test_a_new_share_row_rebuilds_the_row_it_grants_on_alone() -> None:
+    doc = _sf_doc()
+    known, stored = _sf_remember(_bytes(doc))
+    doc["records"].append({"attributes": {"type": "OpportunityShare"},
+                           "OpportunityId": "006A00000Opp007", "UserOrGroupId": "00G5g00000Ops"})
+    edited = _bytes(doc)
+    out = _sf_parse(edited, common.ItemMemo(known, stored, "salt"))
+    (built,) = [r for r in out if isinstance(r, SourceRecord)]
+    assert built.id == "006A00000Opp007" and "00G5g00000Ops" in str(built.acl)
+    assert _outcome(out) == _outcome(_sf_parse(edited, None))
+
+
+def test_a_share_row_written_with_escapes_is_still_read_as_one() -> None:
+    """JSON may write the type's letters as \\u escapes: the row must still be found a share."""
+    doc = _sf_doc()
+    known, stored = _sf_remember(_bytes(doc))
+    doc["records"].append({"attributes": {"type": "OpportunityShar@"},
+                           "OpportunityId": "006A00000Opp007", "UserOrGroupId": "00G5g00000Ops"})
+    edited = _bytes(doc).replace(b"Shar@", b"Shar\\u0065")
+    assert b'Shar\\u0065"' in edited
+    out = _sf_parse(edited, common.ItemMemo(known, stored, "salt"))
+    (built,) = [r for r in out if isinstance(r, SourceRecord)]
+    assert built.id == "006A00000Opp007" and "00G5g00000Ops" in str(built.acl)
+
+
+_SF_BYTES = _bytes(_sf_doc(4))
+_SF_MEMO = _sf_remember(_SF_BYTES)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=st.lists(st.tuples(st.integers(0, len(_SF_BYTES) - 1),
+                                st.sampled_from([b"", b" ", b",", b"1", b'"', b"\\u0065", b"}",
+                                                 b"\xff", b"e", b"Share", b"Opp001"]),
+                                st.integers(0, 3)),
+                      min_size=1, max_size=3))
+def test_the_salesforce_memo_path_reads_any_bytes_as_a_whole_decode_does(edits) -> None:
+    data = bytearray(_SF_BYTES)
+    for at, new, drop in edits:
+        data[at:at + drop] = new
+    known, stored = _SF_MEMO
+    with_memo = _sf_parse(bytes(data), common.ItemMemo(known, stored, "salt"))
+    assert _outcome(with_memo) == _outcome(_sf_parse(bytes(data), None))

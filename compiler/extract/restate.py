@@ -39,7 +39,8 @@ from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
 from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
-                                        content_words, statement_value, value_clause)
+                                        content_words, statement_clauses,
+                                        value_clause)
 from ..schema.narrow import NARROW_MARK, compound_words, narrowed
 from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
@@ -453,10 +454,11 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if etype == own_type and k.ref.name in stated:
                 continue  # the record's own field states it
             if k.statement:
-                if said is not None and len(k.words & said[0]) >= MIN_SHARED_WORDS \
-                        and len(k.words & said[2]) >= MIN_CLAUSE_WORDS \
-                        and _same_unit(said[1], k.ref):
-                    by_sentence.append((len(k.words & said[0]), k, said[1][2]))
+                for sw in said or ():
+                    if len(k.words & sw[0]) >= MIN_SHARED_WORDS \
+                            and len(k.words & sw[2]) >= MIN_CLAUSE_WORDS \
+                            and _same_unit(sw[1], k.ref):
+                        by_sentence.append((len(k.words & sw[0]), k, sw[1][2]))
                 continue
             if etype not in types:
                 continue
@@ -489,13 +491,12 @@ def _says(text: str, words: str) -> bool:
 
 
 def _statement_words(text: str
-                     ) -> tuple[frozenset[str], tuple[str, str, str], frozenset[str]] | None:
-    """The content words, the one typed value and the words of the clause holding it, of a
-    sentence, as statement induction reads them (None when it holds no single typed value)."""
-    got = statement_value(text)
-    if got is None:
-        return None
-    return frozenset(content_words(text)), got, frozenset(content_words(value_clause(text, got[2])))
+                     ) -> list[tuple[frozenset[str], tuple[str, str, str], frozenset[str]]]:
+    """Per clause stating one typed value (``statement_clauses``): its content words, the
+    value and the words of the part holding it, as statement induction reads them."""
+    return [(frozenset(content_words(part)), got,
+             frozenset(content_words(value_clause(part, got[2]))))
+            for part, got in statement_clauses(text)]
 
 
 def _same_unit(got: tuple[str, str, str], ref: AttrRef) -> bool:

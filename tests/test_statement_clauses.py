@@ -1,0 +1,85 @@
+"""A fact a high-rank policy states in one sentence and a low-rank note or ticket comment states
+in a sentence of its own meets on one induced attribute, so authority settles it
+(compiler/schema/induce_statements.py): the comment's sentence may hold a second value in a
+coordinated clause ("…, and the payer now takes up to 25 days"), a condition may lead the
+clause stating the value ("If no one is home, …"), and a word of the policy's own title
+("assistance" of a "Patient Assistance Policy") is the fact's word, not a name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from compiler.build import compile_wiki
+from compiler.schema import base_schema
+from compiler.schema.induce import induce
+from compiler.schema.induce_statements import statement_clauses
+from tests.test_statement_facts import _claims, _contradictions, said, stated
+
+RENEWAL_POLICY = ("Renewals are started 45 days before the current authorization expires so "
+                  "that no patient misses a fill while the payer reviews it.")
+RENEWAL_COMMENT = ("We start renewals 30 days before the auth expires, and the payer is now "
+                   "taking up to 25 days on some of them, so there is almost no slack left.")
+COPAY_POLICY = ("Commercially insured patients can receive copay assistance of up to $7,500 per "
+                "calendar year, applied after any manufacturer copay card.")
+COPAY_NOTE = ("Patient Access: a reminder that copay assistance tops out at $6,000 a year per "
+              "patient, so counselors should start foundation referrals early.")
+
+
+def test_each_coordinated_clause_states_its_own_value() -> None:
+    got = [(part, value[2]) for part, value in statement_clauses(RENEWAL_COMMENT)]
+    assert got == [("We start renewals 30 days before the auth expires", "30 days"),
+                   ("the payer is now taking up to 25 days on some of them", "25 days")]
+    assert [v[2] for _, v in statement_clauses(
+        "If no one is home, the courier makes a second try within 2 days.")] == ["2 days"]
+    assert statement_clauses("If the fee is 20%, the order is held.") == []
+    assert statement_clauses("Backups run every 4 hours and are kept for 30 days.") == []
+
+
+def test_a_comment_clause_and_a_policy_sentence_are_one_fact() -> None:
+    ind = induce(base_schema(), [said("policy/prior-authorization-policy", RENEWAL_POLICY),
+                                 said("ticket/pa-88", RENEWAL_COMMENT, system="jira")])
+    (key, spec), = stated(ind).items()
+    assert spec.type == "duration" and spec.unit == "days"
+    assert spec.home == "prior-authorization-policy"
+
+
+def test_a_word_of_a_documents_title_is_the_facts_word() -> None:
+    ind = induce(base_schema(), [said("policy/patient-assistance-policy", COPAY_POLICY),
+                                 said("topic/ops-meeting", COPAY_NOTE)])
+    (key, spec), = stated(ind).items()
+    assert spec.type == "money" and spec.home == "patient-assistance-policy"
+
+
+def _corpus(root: Path) -> Path:
+    corpus = root / "corpus"
+    docs = {"policies": {"Patient Assistance Policy": ("policy", COPAY_POLICY),
+                         "Prior Authorization Policy": ("policy", RENEWAL_POLICY)},
+            "notes": {"Ops Meeting": ("topic", COPAY_NOTE),
+                      "Intake Thread": ("topic", RENEWAL_COMMENT)}}
+    for folder, pages in docs.items():
+        (corpus / folder).mkdir(parents=True)
+        for name, (etype, body) in pages.items():
+            (corpus / folder / f"{name}.md").write_text(
+                f"---\ntitle: {name}\ntype: {etype}\n---\n\n# {name}\n\n{body}\n")
+    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
+        {"path": f, "system": "markdown", "instance": f, "default_acl": {"public": True}}
+        for f in docs]}))
+    (corpus / "authority.yaml").write_text(yaml.safe_dump({
+        "version": 1, "default": {"name": "unranked", "rank": 10},
+        "rules": [{"name": "policy", "rank": 100, "match": {"instance": "policies"}},
+                  {"name": "notes", "rank": 30, "match": {"instance": "notes"}}]}))
+    return corpus
+
+
+def test_the_policy_outranks_the_notes_on_each_fact(tmp_path: Path) -> None:
+    wiki = tmp_path / "wiki"
+    compile_wiki(_corpus(tmp_path), wiki, today="2026-11-21")
+    facts = [c for c in _claims(wiki) if c["kind"] == "fact" and c.get("induced")]
+    got = {(c["subject"], c["value"], c["status"]) for c in facts}
+    assert ("policy/patient-assistance-policy", "$7,500", "winner") in got
+    assert ("policy/patient-assistance-policy", "$6,000", "overruled") in got
+    assert ("policy/prior-authorization-policy", "45 days", "winner") in got
+    assert ("policy/prior-authorization-policy", "30 days", "overruled") in got
+    assert _contradictions(wiki) == []

@@ -34,7 +34,21 @@ def test_each_coordinated_clause_states_its_own_value() -> None:
     assert [v[2] for _, v in statement_clauses(
         "If no one is home, the courier makes a second try within 2 days.")] == ["2 days"]
     assert statement_clauses("If the fee is 20%, the order is held.") == []
-    assert statement_clauses("Backups run every 4 hours and are kept for 30 days.") == []
+    # a clause without a subject of its own holds too few words to say which fact it states,
+    # but each verb's clause holds its own value
+    assert [v[2] for _, v in statement_clauses(
+        "Our data loggers take a reading every 5 minutes and keep the last 30 days of "
+        "readings.")] == ["5 minutes", "30 days"]
+
+
+def test_a_count_of_a_thing_is_a_value_where_no_typed_value_is() -> None:
+    (_, got), = statement_clauses("The courier makes 3 delivery attempts before the package "
+                                  "comes back to the pharmacy.")
+    assert got == ("number", "attempt", "3 delivery attempts")
+    (_, got), = statement_clauses("Personal conveyance is capped at 25 miles a day.")
+    assert got[:2] == ("number", "mile")
+    assert statement_clauses("In 2026 we moved 12 sites.")[0][1][2] == "12 sites"
+    assert statement_clauses("Refunds above $10,000 for 3 orders need sign-off.")[0][1][0] == "money"
 
 
 def test_a_comment_clause_and_a_policy_sentence_are_one_fact() -> None:
@@ -50,6 +64,29 @@ def test_a_word_of_a_documents_title_is_the_facts_word() -> None:
                                  said("topic/ops-meeting", COPAY_NOTE)])
     (key, spec), = stated(ind).items()
     assert spec.type == "money" and spec.home == "patient-assistance-policy"
+
+
+ATTEMPTS_RUNBOOK = ("Specialty deliveries always need a signature. The courier makes 3 delivery "
+                    "attempts before the package comes back to the pharmacy; after each failed "
+                    "attempt the courier leaves a door tag.")
+ATTEMPTS_FAQ = ("Your medication needs a signature. If no one is home, the courier makes 2 "
+                "delivery attempts and then returns the package to the pharmacy, and we call "
+                "you to reschedule.")
+
+
+def test_equal_rank_counts_one_behind_a_condition_are_contested(tmp_path: Path) -> None:
+    from tests.test_statement_facts import _corpus as one_source
+
+    wiki = tmp_path / "wiki"
+    compile_wiki(one_source(tmp_path, {"Delivery Runbook": ("process", ATTEMPTS_RUNBOOK),
+                                       "Patient App": ("product", ATTEMPTS_FAQ)}),
+                 wiki, today="2026-11-21")
+    (found,) = _contradictions(wiki)
+    by_id = {c["claim_id"]: c for c in _claims(wiki)}
+    assert found.code == "open-contradiction"
+    assert sorted(by_id[i]["value"] for i in found.claims) == ["2 delivery attempts",
+                                                               "3 delivery attempts"]
+    assert {by_id[i]["status"] for i in found.claims} == {"contested"}
 
 
 def _corpus(root: Path) -> Path:

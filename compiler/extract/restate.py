@@ -420,7 +420,11 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     # emphasis marks are no part of a value: Jira's "a *75-*day return window" is "75-day"
     text = _sentence_of(raw) if fact else raw.value.replace("*", "")
     value_text = raw.value.replace("*", "")
-    if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
+    # a condition leading the clause that states the value ("If no one is home, the courier
+    # makes 2 attempts") leaves that clause asserted: only as a fact sentences induced
+    conditional = bool(_UNASSERTED_LOOSE.search(text))
+    if not _NUMBER_WORD.search(value_text) or (
+            conditional and (fact or not statement_clauses(text))):
         return None
     also = _phrasal(raw.attribute if fact else text)
     if fact and (m := _COUNTED_VALUE.match(" ".join(value_text.lower().split()))) is not None:
@@ -457,10 +461,10 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
                 for sw in said or ():
                     if len(k.words & sw[0]) >= MIN_SHARED_WORDS \
                             and len(k.words & sw[2]) >= MIN_CLAUSE_WORDS \
-                            and _same_unit(sw[1], k.ref):
+                            and _same_unit(sw[1], k.ref, k.words):
                         by_sentence.append((len(k.words & sw[0]), k, sw[1][2]))
                 continue
-            if etype not in types:
+            if etype not in types or conditional:
                 continue
             shared = len(k.words & words)
             if k.whole and not k.compound and not k.words <= words:
@@ -499,10 +503,13 @@ def _statement_words(text: str
             for part, got in statement_clauses(text)]
 
 
-def _same_unit(got: tuple[str, str, str], ref: AttrRef) -> bool:
+def _same_unit(got: tuple[str, str, str], ref: AttrRef, words: frozenset[str] = frozenset()
+               ) -> bool:
     kind, unit, _ = got
     if kind != ref.spec.type:
         return False
+    if kind == "number":
+        return unit in words  # a count of the thing the attribute's words count
     return kind != "duration" or (ref.spec.unit or "").rstrip("s") == unit
 
 

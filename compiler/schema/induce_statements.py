@@ -93,6 +93,24 @@ _CLAUSE_SEP = re.compile(r";\s+|\s+[—–]\s+|,\s+(?=(?:and|but|so|while|wherea
 _CONDITION = re.compile(r"^\s*(?:if|unless)\b[^,]*,\s+", re.IGNORECASE)
 
 
+# a count of a thing: "3 delivery attempts", "30 miles" (a number, then a plural noun, maybe
+# with one word before it); read only where a clause holds no duration, percentage or money
+_COUNT = re.compile(r"(?<![\w.,$€£-])(\d[\d,]*(?:\.\d+)?)\s+(?:([a-z]{3,})\s+)?([a-z]{3,}s)\b"
+                    r"(?!\s*(?:%|percent\b))")
+
+
+def _count_value(text: str) -> tuple[str, str, str] | None:
+    """("number", the counted noun's stem, value as written) of the one count a clause holds."""
+    if _UNASSERTED.search(text) or _values_in(text):
+        return None
+    found = [m for m in _COUNT.finditer(text)
+             if not re.fullmatch(r"(?:19|20)\d\d", m.group(1))]
+    if len(found) != 1:
+        return None
+    m = found[0]
+    return ("number", stem(m.group(3)), m.group())
+
+
 def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
     """The clauses of a sentence that each state one typed value, with it: the sentence
     itself when it holds one value; else each of its coordinated clauses ("We start renewals
@@ -104,7 +122,7 @@ def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
         if _values_in(text[:cond.end()]):
             return []
         text = text[cond.end():]
-    got = statement_value(text)
+    got = statement_value(text) or _count_value(text)
     if got is not None:
         return [(text, got)]
     if _UNASSERTED.search(text) or len(_values_in(text)) < 2:
@@ -112,9 +130,12 @@ def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
     out = []
     for part in _CLAUSE_SEP.split(text):
         part = re.sub(r"^(?:and|but|so|while|whereas)\s+", "", part.strip(), flags=re.IGNORECASE)
-        one = statement_value(part)
-        if one is not None:
-            out.append((part, one))
+        # "take a reading every 5 minutes and keep the last 30 days": two verbs' clauses
+        pieces = re.split(r"\s+and\s+", part) if len(_values_in(part)) > 1 else [part]
+        for piece in pieces:
+            one = statement_value(piece)
+            if one is not None:
+                out.append((piece, one))
     return out
 
 

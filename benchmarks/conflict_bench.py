@@ -14,7 +14,7 @@ exported and ``folio lint --json`` read; per corpus it prints
 * contested reported: every value's claims ``contested`` on one (subject, attribute,
   qualifiers) and a lint ``open-contradiction`` naming them;
 * false alarms: lint open contradictions and ``possible-contradiction`` warnings that name
-  no planted disagreement.
+  no claim of a planted contested disagreement (one over a settled fact's claims is false too).
 
 A claim states a truth value when it comes from the truth's document (the page most of its
 source record's claims land on) and its value (or normalised value) holds the same numbers
@@ -167,7 +167,9 @@ class Scorer:
 
     def score(self) -> dict[str, Any]:
         judged = [self.judge(x) for x in self.truth["conflicts"]]
-        truth_ids = set().union(*(j["claims"] for j in judged)) if judged else set()
+        # an alarm is true only when it names claims of a planted *contested* fact: one over
+        # a settled fact's claims (they should have been decided) is as false as any other
+        truth_ids = set().union(*(j["claims"] for j in judged if j["outcome"] == "contested"))
         alarms = [f for f in self.findings if f.get("code") in ("open-contradiction", "possible-contradiction")]
         false = [f for f in alarms if not set(f.get("claims", [])) & truth_ids]
         settled = [j for j in judged if j["outcome"] == "settled"]

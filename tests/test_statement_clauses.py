@@ -120,3 +120,44 @@ def test_the_policy_outranks_the_notes_on_each_fact(tmp_path: Path) -> None:
     assert ("policy/prior-authorization-policy", "45 days", "winner") in got
     assert ("policy/prior-authorization-policy", "30 days", "overruled") in got
     assert _contradictions(wiki) == []
+
+
+def test_rates_sharing_only_their_per_unit_are_not_one_fact() -> None:
+    ind = induce(base_schema(), [
+        said("policy/fuel-surcharge-policy", "Reefer unit fuel is billed on its own line at a "
+             "flat $0.04 per loaded mile on temperature-controlled loads."),
+        said("topic/pricing-committee", "Floor for spot reefer quotes: $2.85 per loaded mile "
+             "on lanes under 500 miles.")])
+    assert stated(ind) == {}
+
+
+def _reference(value: str) -> "RawClaim":
+    from compiler.extract.base import RawClaim
+
+    return RawClaim(attribute="customer", value=value, kind="reference", quote=value)
+
+
+def _statement(text: str) -> "RawClaim":
+    from compiler.extract.base import RawClaim
+
+    return RawClaim(attribute="statement", value=text, kind="statement", quote=text,
+                    span=(0, len(text)))
+
+
+def test_a_tickets_sentence_states_an_attribute_of_the_customer_it_refers_to() -> None:
+    from compiler.extract.restate import reread
+
+    def named(text: str) -> list:
+        at = text.find("Harbor Mutual")
+        return [(at, at + len("Harbor Mutual"), "account")] if at >= 0 else []
+
+    ends = _statement("FYI their network contract ends March 31, 2027, so I will raise renewal "
+                      "turnaround in the contract talks.")
+    ref = _reference("Harbor Mutual")
+    got = reread([ref, ends], "ticket", base_schema(), named)[1]
+    assert (got.kind, got.attribute, got.value, got.subject_type) == (
+        "fact", "renewal date", "March 31, 2027", "account")
+    # without the reference, or saying only one of the attribute's words, it stays a statement
+    assert reread([ends], "ticket", base_schema(), named)[0].kind == "statement"
+    once = _statement("The renewal call moved to June 3, 2027.")
+    assert reread([ref, once], "ticket", base_schema(), named)[1].kind == "statement"

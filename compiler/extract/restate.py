@@ -153,6 +153,10 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
     if not by_type and not segments:
         return list(raws)
     stated = {c.attribute for c in raws if c.kind == "field"}
+    # the types of the entities the record refers to (a ticket's customer): a sentence of it
+    # naming none may state their attribute ("their contract ends March 31, 2027")
+    referred = tuple(dict.fromkeys(t for c in raws if c.kind == "reference"
+                                   for _, _, t in named(c.value) if t != own_type))
     out = []
     for raw in raws:
         if raw.kind == "fact" and raw.mapped and segments:
@@ -160,7 +164,8 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
         elif raw.kind == "statement" and by_type:
             raw = ((_segment_item(raw, body, schema, own_type, by_type)
                     if segments and body else None)
-                   or _loose(raw, own_type, schema, by_type, segments, named, stated) or raw)
+                   or _loose(raw, own_type, schema, by_type, segments, named, stated, referred)
+                   or raw)
         elif raw.kind == "fact" and not raw.mapped:
             raw = (_segment_row(raw, own_type, schema)
                    or (_segment_item(raw, body, schema, own_type, by_type)
@@ -412,7 +417,7 @@ def _all_words(by_type) -> frozenset[str]:
 
 
 def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
-           stated: set[str]) -> RawClaim | None:
+           stated: set[str], referred: Sequence[str] = ()) -> RawClaim | None:
     """A statement, or an unmapped fact (its surface name, "current firmware", names no
     attribute), that shares a content word with exactly one typed attribute of the entity it
     is about and holds one value of that attribute's type, states that attribute."""
@@ -445,6 +450,9 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
         words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
     words |= also
     types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
+    # a referred entity the sentence does not name: only with two of its attribute's words
+    unnamed = [t for t in referred if t not in types] if not fact else []
+    types += unnamed
     if fact and any(k.ref.name == raw.attribute for t in types
                     for k in by_type.get(type_key(t), ())):
         return None  # its own name is an attribute: linking maps it by name
@@ -468,6 +476,8 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
                 continue
             shared = len(k.words & words)
             if k.whole and not k.compound and not k.words <= words:
+                continue
+            if etype in unnamed and shared < 2:
                 continue
             if k.compound:
                 if not all(_says(text, c) or _says(raw.quote, c) for c in k.compound):

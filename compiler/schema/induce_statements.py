@@ -230,6 +230,9 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
                 # word a name merely shares ("assistance" of a "Financial Assistance
                 # Policy" page) is the fact's own word
                 named = _names_in(text, entities)
+                # what an amount is per ("$2.85 per loaded mile") is its unit, shared by every
+                # rate of that unit: no evidence of which fact
+                text = re.sub(re.escape(got[2]) + r"\s+per\s+[\w-]+(?:\s+[\w-]+)?", got[2], text)
                 words = content_words(text, named)
                 if len(words) < MIN_SHARED_WORDS:
                     continue

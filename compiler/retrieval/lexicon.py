@@ -69,6 +69,10 @@ PARAPHRASE_GROUPS: tuple[str, ...] = (
     "trail history",
     "free included complimentary",
     "increase rise raise hike uplift",
+    # a service level agreement is what a vendor guarantees ("the uptime *guarantee*")
+    "sla guarantee guaranteed commitment promise promised",
+    # the firmware or release running now is the latest one ("the *latest* firmware")
+    "current latest newest",
 )
 SYNONYM_GROUPS = SYNONYM_GROUPS + PARAPHRASE_GROUPS
 # a preamble before an embedded question ("I'm writing a report and can't remember how many

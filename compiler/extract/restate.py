@@ -39,7 +39,8 @@ from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
 from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
-                                        content_words, statement_value, value_clause)
+                                        content_words, statement_clauses,
+                                        value_clause)
 from ..schema.narrow import NARROW_MARK, compound_words, narrowed
 from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
@@ -152,6 +153,10 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
     if not by_type and not segments:
         return list(raws)
     stated = {c.attribute for c in raws if c.kind == "field"}
+    # the types of the entities the record refers to (a ticket's customer): a sentence of it
+    # naming none may state their attribute ("their contract ends March 31, 2027")
+    referred = tuple(dict.fromkeys(t for c in raws if c.kind == "reference"
+                                   for _, _, t in named(c.value) if t != own_type))
     out = []
     for raw in raws:
         if raw.kind == "fact" and raw.mapped and segments:
@@ -159,7 +164,8 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
         elif raw.kind == "statement" and by_type:
             raw = ((_segment_item(raw, body, schema, own_type, by_type)
                     if segments and body else None)
-                   or _loose(raw, own_type, schema, by_type, segments, named, stated) or raw)
+                   or _loose(raw, own_type, schema, by_type, segments, named, stated, referred)
+                   or raw)
         elif raw.kind == "fact" and not raw.mapped:
             raw = (_segment_row(raw, own_type, schema)
                    or (_segment_item(raw, body, schema, own_type, by_type)
@@ -411,7 +417,7 @@ def _all_words(by_type) -> frozenset[str]:
 
 
 def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
-           stated: set[str]) -> RawClaim | None:
+           stated: set[str], referred: Sequence[str] = ()) -> RawClaim | None:
     """A statement, or an unmapped fact (its surface name, "current firmware", names no
     attribute), that shares a content word with exactly one typed attribute of the entity it
     is about and holds one value of that attribute's type, states that attribute."""
@@ -419,7 +425,11 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     # emphasis marks are no part of a value: Jira's "a *75-*day return window" is "75-day"
     text = _sentence_of(raw) if fact else raw.value.replace("*", "")
     value_text = raw.value.replace("*", "")
-    if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
+    # a condition leading the clause that states the value ("If no one is home, the courier
+    # makes 2 attempts") leaves that clause asserted: only as a fact sentences induced
+    conditional = bool(_UNASSERTED_LOOSE.search(text))
+    if not _NUMBER_WORD.search(value_text) or (
+            conditional and (fact or not statement_clauses(text))):
         return None
     also = _phrasal(raw.attribute if fact else text)
     if fact and (m := _COUNTED_VALUE.match(" ".join(value_text.lower().split()))) is not None:
@@ -440,6 +450,9 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
         words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
     words |= also
     types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
+    # a referred entity the sentence does not name: only with two of its attribute's words
+    unnamed = [t for t in referred if t not in types] if not fact else []
+    types += unnamed
     if fact and any(k.ref.name == raw.attribute for t in types
                     for k in by_type.get(type_key(t), ())):
         return None  # its own name is an attribute: linking maps it by name
@@ -453,15 +466,18 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if etype == own_type and k.ref.name in stated:
                 continue  # the record's own field states it
             if k.statement:
-                if said is not None and len(k.words & said[0]) >= MIN_SHARED_WORDS \
-                        and len(k.words & said[2]) >= MIN_CLAUSE_WORDS \
-                        and _same_unit(said[1], k.ref):
-                    by_sentence.append((len(k.words & said[0]), k, said[1][2]))
+                for sw in said or ():
+                    if len(k.words & sw[0]) >= MIN_SHARED_WORDS \
+                            and len(k.words & sw[2]) >= MIN_CLAUSE_WORDS \
+                            and _same_unit(sw[1], k.ref, k.words):
+                        by_sentence.append((len(k.words & sw[0]), k, sw[1][2]))
                 continue
-            if etype not in types:
+            if etype not in types or conditional:
                 continue
             shared = len(k.words & words)
             if k.whole and not k.compound and not k.words <= words:
+                continue
+            if etype in unnamed and shared < 2:
                 continue
             if k.compound:
                 if not all(_says(text, c) or _says(raw.quote, c) for c in k.compound):
@@ -489,19 +505,21 @@ def _says(text: str, words: str) -> bool:
 
 
 def _statement_words(text: str
-                     ) -> tuple[frozenset[str], tuple[str, str, str], frozenset[str]] | None:
-    """The content words, the one typed value and the words of the clause holding it, of a
-    sentence, as statement induction reads them (None when it holds no single typed value)."""
-    got = statement_value(text)
-    if got is None:
-        return None
-    return frozenset(content_words(text)), got, frozenset(content_words(value_clause(text, got[2])))
+                     ) -> list[tuple[frozenset[str], tuple[str, str, str], frozenset[str]]]:
+    """Per clause stating one typed value (``statement_clauses``): its content words, the
+    value and the words of the part holding it, as statement induction reads them."""
+    return [(frozenset(content_words(part)), got,
+             frozenset(content_words(value_clause(part, got[2]))))
+            for part, got in statement_clauses(text)]
 
 
-def _same_unit(got: tuple[str, str, str], ref: AttrRef) -> bool:
+def _same_unit(got: tuple[str, str, str], ref: AttrRef, words: frozenset[str] = frozenset()
+               ) -> bool:
     kind, unit, _ = got
     if kind != ref.spec.type:
         return False
+    if kind == "number":
+        return unit in words  # a count of the thing the attribute's words count
     return kind != "duration" or (ref.spec.unit or "").rstrip("s") == unit
 
 

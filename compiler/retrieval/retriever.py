@@ -500,6 +500,7 @@ class Retriever(CandidateIndex, AspectMatcher):
                 bonus = self._linked_kind(e.claim, noun, docs, q)
                 e.context += bonus
                 e.aspect += bonus
+        self.prefer_the_action(evid, docs)
 
     def _word_keys(self, words: Sequence[str]) -> list[str]:
         """Keys of a phrase's words; a hyphenated word ("list-price", "buyer-side") is one

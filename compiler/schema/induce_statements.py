@@ -89,6 +89,60 @@ def statement_value(text: str) -> tuple[str, str, str] | None:
     return found[0]
 
 
+_CLAUSE_SEP = re.compile(r";\s+|\s+[—–]\s+|,\s+(?=(?:and|but|so|while|whereas)\s)", re.IGNORECASE)
+_CONDITION = re.compile(r"^\s*(?:if|unless)\b[^,]*,\s+", re.IGNORECASE)
+
+
+# a count of a thing: "3 delivery attempts", "30 miles" (a number, then a plural noun, maybe
+# with one word before it); read only where a clause holds no duration, percentage or money
+_COUNT = re.compile(r"(?<![\w.,$€£-])(\d[\d,]*(?:\.\d+)?)\s+(?:([a-z]{3,})\s+)?([a-z]{3,}s)\b"
+                    r"(?!\s*(?:%|percent\b))")
+
+
+def _count_value(text: str) -> tuple[str, str, str] | None:
+    """("number", the counted noun's stem, value as written) of the one count a clause holds."""
+    if _UNASSERTED.search(text) or _values_in(text):
+        return None
+    found = [m for m in _COUNT.finditer(text)
+             if not re.fullmatch(r"(?:19|20)\d\d", m.group(1))]
+    if len(found) != 1:
+        return None
+    m = found[0]
+    return ("number", stem(m.group(3)), m.group())
+
+
+def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
+    """The clauses of a sentence that each state one typed value, with it: the sentence
+    itself when it holds one value; else each of its coordinated clauses ("We start renewals
+    30 days before the auth expires, and the payer now takes up to 25 days") holding exactly
+    one. A leading condition states nothing, its main clause does ("If no one is home, the
+    courier makes 2 attempts"), unless the value is in the condition ("If the fee is 20%, …")."""
+    cond = _CONDITION.match(text)
+    if cond is not None and not text.rstrip().endswith("?"):
+        if _values_in(text[:cond.end()]):
+            return []
+        text = text[cond.end():]
+    got = statement_value(text) or _count_value(text)
+    if got is not None:
+        return [(text, got)]
+    if _UNASSERTED.search(text) or len(_values_in(text)) < 2:
+        return []
+    out = []
+    for part in _CLAUSE_SEP.split(text):
+        part = re.sub(r"^(?:and|but|so|while|whereas)\s+", "", part.strip(), flags=re.IGNORECASE)
+        # "take a reading every 5 minutes and keep the last 30 days": two verbs' clauses
+        pieces = re.split(r"\s+and\s+", part) if len(_values_in(part)) > 1 else [part]
+        for piece in pieces:
+            one = statement_value(piece)
+            if one is not None:
+                out.append((piece, one))
+    return out
+
+
+def _values_in(text: str) -> list[str]:
+    return [m.group() for rx in (_DURATION, _PERCENT, _MONEY) for m in rx.finditer(text)]
+
+
 def value_clause(text: str, value: str) -> str:
     """The clause of ``text`` (between semicolons) that holds ``value``: "Managers approve
     expense reports up to $2,500; anything above that needs the Finance Director's approval"
@@ -145,6 +199,21 @@ def _named(text: str, entities: dict[str, str]) -> str:
     return found[0] if len(set(found)) == 1 else ""
 
 
+def _names_in(text: str, entities: dict[str, str]) -> frozenset[str]:
+    """The words (and their stems) of every known entity's name the text says in full."""
+    from ..slug import slugify
+
+    words = slugify(text).split("-")
+    out: set[str] = set()
+    for n in range(1, min(6, len(words)) + 1):
+        for i in range(len(words) - n + 1):
+            run = words[i:i + n]
+            if "-".join(run) in entities and (n > 1 or len(run[0]) > 3):
+                out.update(run)
+                out.update(stem(w) for w in run)
+    return frozenset(out)
+
+
 def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
                       out: Induction) -> None:
     from .model import Attribute
@@ -152,21 +221,24 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
     entities: dict[str, str] = {}  # slug of an entity's page name → its id
     for r in records:
         entities.setdefault(r.entity.split("/", 1)[-1], r.entity)
-    names = frozenset(stem(w) for slug in entities for w in slug.split("-") if w) | \
-        frozenset(w for slug in entities for w in slug.split("-") if w)
     said: list[_Said] = []
     for r in records:
         rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
-        for text in r.statements:
-            got = statement_value(text)
-            if got is None:
-                continue
-            words = content_words(text, names)
-            if len(words) < MIN_SHARED_WORDS:
-                continue
-            near = frozenset(content_words(value_clause(text, got[2]), names))
-            said.append(_Said(rid, r.entity, r.entity_type, text, *got, words, near,
-                              _named(text, entities)))
+        for sentence in r.statements:
+            for text, got in statement_clauses(sentence):
+                # the words of the names the clause says are no evidence of the fact; a
+                # word a name merely shares ("assistance" of a "Financial Assistance
+                # Policy" page) is the fact's own word
+                named = _names_in(text, entities)
+                # what an amount is per ("$2.85 per loaded mile") is its unit, shared by every
+                # rate of that unit: no evidence of which fact
+                text = re.sub(re.escape(got[2]) + r"\s+per\s+[\w-]+(?:\s+[\w-]+)?", got[2], text)
+                words = content_words(text, named)
+                if len(words) < MIN_SHARED_WORDS:
+                    continue
+                near = frozenset(content_words(value_clause(text, got[2]), named))
+                said.append(_Said(rid, r.entity, r.entity_type, text, *got, words, near,
+                                  _named(text, entities)))
     if len(said) < 2:
         return
     posting: dict[tuple[str, str, str], list[int]] = defaultdict(list)
@@ -333,4 +405,5 @@ def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]]
 def statement_rows(claims: Iterable[dict[str, Any]]) -> list[str]:
     """The sentences of an extraction's statements that hold one typed or shaped value."""
     return sorted({str(c["value"]) for c in claims if c.get("kind") == "statement"
-                   and _kind_of_sentence(str(c.get("value", ""))) is not None})
+                   and (_kind_of_sentence(str(c.get("value", ""))) is not None
+                        or statement_clauses(str(c.get("value", ""))))})

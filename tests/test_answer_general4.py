@@ -18,7 +18,7 @@ from compiler.answers.ask import ask
 from compiler.retrieval import retrieve
 from compiler.retrieval.acronyms import expansion
 from compiler.retrieval.reading import ValueReader
-from compiler.retrieval.text import SYNONYMS, key
+from compiler.retrieval.text import ATTRIBUTE_SYNONYMS, SYNONYMS, key
 from compiler.state import State
 from answer_corpus import abstains, answers, markdown_state
 
@@ -109,6 +109,15 @@ Skippers on Android 14 stopped getting tide alerts after the 2.1 release.
 
 About 450 skippers were affected.
 """,
+    "harbour-club.md": """---
+title: Harbour Club
+---
+# Harbour Club
+
+- Renewal date: 2027-06-30
+- Create date: 2021-03-02
+- Members: 140
+""",
     "return-checklist.md": """---
 title: Boat Return Checklist
 ---
@@ -194,6 +203,15 @@ def test_a_sentence_counts_only_what_stands_after_its_number(state: State) -> No
     assert {"About", "Skippers"} <= set(said)
     assert not reader.holds_asked(said["Skippers"])
     assert reader.holds_asked(said["About"])
+
+
+def test_a_contracts_end_is_its_renewal_date(state: State) -> None:
+    # "end date" / "expire" is no member the renewal date / create date family lacks (an
+    # attribute's word for it: kestrel's account, whose family has a third, linked, member)
+    assert key("renewal") in ATTRIBUTE_SYNONYMS[key("end")]
+    assert key("renewal") in ATTRIBUTE_SYNONYMS[key("expire")]
+    answers(state, "Harbour Club contract end date", "2027-06-30")
+    answers(state, "when does the harbour club contract expire", "2027-06-30")
 
 
 def test_an_answer_to_a_message_is_a_reply() -> None:

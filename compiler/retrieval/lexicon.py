@@ -26,6 +26,8 @@ ATTRIBUTE_GROUPS = (
     "payment settlement",
     "interval frequency schedule cadence",
     "product device model",
+    # a contract's renewal date is when its term ends or expires
+    "renewal expiry expiration expire end",
 )
 # Groups of everyday business synonyms (generic, no corpus's own vocabulary): a
 # question's word also matches the others of its group, at a discount.

@@ -708,8 +708,13 @@ class AspectMatcher:
         nouns = [t for t in asked if t not in _KIND_KEYS] or asked
         # (a keyword query's words are all its head: a month its page says, "FleetLink
         # *September* outage duration", dates the thing asked, as "in September" would)
-        on_page = (lambda t: t in _MONTH_KEYS and page is not None and any(_tf(c, t) for c in (
-            page.title, page.attribute, page.value, page.text))) if keyword_query(
+        # … and so does the kind its page says it is ("PowerSchool decimals *bug* assignee" of
+        # a ticket whose type is Bug)
+        on_page = (lambda t: page is not None and (
+            (t in _MONTH_KEYS and any(_tf(c, t) for c in (
+                page.title, page.attribute, page.value, page.text)))
+            or any(c.attribute.lower().endswith("type") and key(c.value.strip()) == t
+                   for c, _ in page.claims))) if keyword_query(
             getattr(self, "_question_text", "")) else (lambda t: False)
         if nouns and sum(covered(t) > 0 or on_page(t) for t in nouns) * 2 < len(nouns) and not (
                 not statement and self._paraphrased_keywords(asked, covered)):

@@ -205,6 +205,9 @@ PHRASES = (
     (re.compile(r"\bback\s+(?=in\s+(?:\d{4}|january|february|march|april|may|june|july|"
                 r"august|september|october|november|december|spring|summer|autumn|fall|"
                 r"winter)\b)", re.I), ""),
+    # who is working on (assigned to) a ticket is its assignee
+    (re.compile(r"\bwho(?:'s|\s+is|\s+was)\s+(?:working\s+on|assigned\s+(?:to|on)|fixing)\b",
+                re.I), "who is the assignee of"),
     # who holds a contract, an account or a plan is a customer ("Platinum contract holders")
     (re.compile(r"\b(?:contract|account|plan|policy|subscription|licen[cs]e)[- ]?holders?\b",
                 re.I), "customers"),

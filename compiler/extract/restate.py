@@ -38,8 +38,9 @@ from ..schema.keys import type_key
 from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
-from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
-                                        content_words, statement_value, value_clause)
+from ..schema.induce_statements import (MIN_CLAUSE_WORDS, STATEMENT_MARK, content_words,
+                                        min_shared, replaced_values, row_sentence,
+                                        statement_values, value_clause, value_type)
 from ..schema.narrow import NARROW_MARK, compound_words, narrowed
 from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
@@ -152,6 +153,9 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
     if not by_type and not segments:
         return list(raws)
     stated = {c.attribute for c in raws if c.kind == "field"}
+    # values the record says are replaced ("page after 10 minutes instead of 30 minutes"):
+    # a sentence telling of the old one ("the alert waited 30 minutes") states no fact now
+    replaced = frozenset(v for c in raws for v in replaced_values(c.quote))
     out = []
     for raw in raws:
         if raw.kind == "fact" and raw.mapped and segments:
@@ -159,7 +163,8 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
         elif raw.kind == "statement" and by_type:
             raw = ((_segment_item(raw, body, schema, own_type, by_type)
                     if segments and body else None)
-                   or _loose(raw, own_type, schema, by_type, segments, named, stated) or raw)
+                   or _loose(raw, own_type, schema, by_type, segments, named, stated,
+                             replaced) or raw)
         elif raw.kind == "fact" and not raw.mapped:
             raw = (_segment_row(raw, own_type, schema)
                    or (_segment_item(raw, body, schema, own_type, by_type)
@@ -167,6 +172,32 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
                    or (_loose(raw, own_type, schema, by_type, segments, named, stated)
                        if by_type else None) or raw)
         out.append(_narrowed(raw, schema, body))
+    return out + _row_facts(raws, own_type, schema, by_type, segments, named, stated, replaced)
+
+
+def _row_facts(raws: Sequence[RawClaim], own_type: str, schema: Schema, by_type, segments,
+               named: Named, stated: set[str], replaced: frozenset[str]) -> list[RawClaim]:
+    """A table row whose cells together state a fact several records' sentences state
+    ("Refuelling, $9.50 per gallon" beside "is refuelled at $8.75 per gallon",
+    ``induce_statements.py``): one fact of it per row, beside the row's own cells' facts."""
+    if not any(k.statement for ks in by_type.values() for k in ks):
+        return []
+    out: list[RawClaim] = []
+    seen: set[str] = set()
+    for raw in raws:
+        if raw.kind != "fact" or raw.row is None or raw.quote in seen:
+            continue
+        seen.add(raw.quote)
+        text = row_sentence(raw.quote)
+        if text is None:
+            continue
+        said = RawClaim(attribute="statement", value=text, kind="statement", quote=raw.quote,
+                        span=raw.span)
+        got = _loose(said, own_type, schema, by_type, segments, named, stated, replaced,
+                     only_statements=True)
+        if got is not None and not any(c.attribute == got.attribute and c.value == got.value
+                                       for c in raws):
+            out.append(got)
     return out
 
 
@@ -411,7 +442,8 @@ def _all_words(by_type) -> frozenset[str]:
 
 
 def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
-           stated: set[str]) -> RawClaim | None:
+           stated: set[str], replaced: frozenset[str] = frozenset(),
+           only_statements: bool = False) -> RawClaim | None:
     """A statement, or an unmapped fact (its surface name, "current firmware", names no
     attribute), that shares a content word with exactly one typed attribute of the entity it
     is about and holds one value of that attribute's type, states that attribute."""
@@ -453,12 +485,13 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if etype == own_type and k.ref.name in stated:
                 continue  # the record's own field states it
             if k.statement:
-                if said is not None and len(k.words & said[0]) >= MIN_SHARED_WORDS \
-                        and len(k.words & said[2]) >= MIN_CLAUSE_WORDS \
-                        and _same_unit(said[1], k.ref):
-                    by_sentence.append((len(k.words & said[0]), k, said[1][2]))
+                for got, near in (said[1] if said is not None else ()):
+                    if _same_unit(got, k.ref) and got[2].lower() not in replaced \
+                            and len(k.words & said[0]) >= min_shared(got[0], got[1]) \
+                            and len(k.words & near) >= MIN_CLAUSE_WORDS:
+                        by_sentence.append((len(k.words & said[0]), k, got[2]))
                 continue
-            if etype not in types:
+            if etype not in types or only_statements:
                 continue
             shared = len(k.words & words)
             if k.whole and not k.compound and not k.words <= words:
@@ -488,20 +521,23 @@ def _says(text: str, words: str) -> bool:
     return re.search(rf"(?<![\w-]){pat}(?![\w-])", text, re.IGNORECASE) is not None
 
 
-def _statement_words(text: str
-                     ) -> tuple[frozenset[str], tuple[str, str, str], frozenset[str]] | None:
-    """The content words, the one typed value and the words of the clause holding it, of a
-    sentence, as statement induction reads them (None when it holds no single typed value)."""
-    got = statement_value(text)
-    if got is None:
+def _statement_words(text: str) -> tuple[
+        frozenset[str], tuple[tuple[tuple[str, str, str], frozenset[str]], ...]] | None:
+    """The content words of a sentence, and each kind's one typed value with the words of the
+    clause holding it, as statement induction reads them (None when it holds none)."""
+    got = statement_values(text)
+    if not got:
         return None
-    return frozenset(content_words(text)), got, frozenset(content_words(value_clause(text, got[2])))
+    return frozenset(content_words(text)), tuple(
+        (g, frozenset(content_words(value_clause(text, g[2])))) for g in got)
 
 
 def _same_unit(got: tuple[str, str, str], ref: AttrRef) -> bool:
     kind, unit, _ = got
-    if kind != ref.spec.type:
+    if value_type(kind) != ref.spec.type:
         return False
+    if kind == "money":
+        return (ref.spec.unit or "") == unit
     return kind != "duration" or (ref.spec.unit or "").rstrip("s") == unit
 
 
@@ -530,7 +566,7 @@ def _fact_of(raw: RawClaim, text: str, ref: AttrRef, value: str, schema: Schema,
         return None
     return RawClaim(attribute=ref.name, value=value, kind="fact", quote=raw.quote,
                     span=raw.span, subject_phrase=text, mapped=True,
-                    qualifiers=quals, subject_type=ref.entity_type)
+                    qualifiers=quals, subject_type=ref.entity_type, row=raw.row)
 
 def _qualifiers(text: str, ref: AttrRef, schema: Schema, segments
                 ) -> tuple[tuple[str, str], ...] | None:

@@ -75,18 +75,95 @@ percent usd eur gbp up keep keeps kept get gets make makes made
 """.split())
 
 
+# a calendar quarter a plan names ("ships in Q2 2027"): compared as text
+_QUARTER = re.compile(r"(?<![\w-])Q[1-4]\s+(?:FY\s?)?(?:20)?\d{2}(?!\w|\.\d)")
+# what a money amount is counted per ("$9.50 per gallon"): part of its unit, so a rate per
+# gallon never meets a flat fee
+_PER = re.compile(r"\s*(?:per|/)\s*([a-z]+)", re.IGNORECASE)
+# a value the sentence says is replaced ("page after 10 minutes instead of 30 minutes"):
+# the record states the other one
+_REPLACED = re.compile(r"\b(?:instead\s+of|rather\s+than|replacing|down\s+from|up\s+from)"
+                       r"\s+(?:the\s+|a\s+|an\s+)?(?:old\s+|previous\s+|former\s+)?$",
+                       re.IGNORECASE)
+# kinds whose unit (or shape) says a great deal: two shared words say which fact
+_SPECIFIC_MIN_SHARED = 2
+
+
+def _found(text: str) -> list[tuple[str, str, str, bool]]:
+    """(kind, unit, value as written, replaced) of every typed value of ``text``."""
+    out = []
+
+    def add(kind: str, unit: str, m: re.Match[str]) -> None:
+        out.append((kind, unit, m.group(), _REPLACED.search(text[:m.start()]) is not None))
+
+    for m in _DURATION.finditer(text):
+        add("duration", m.group(1).lower(), m)
+    for m in _PERCENT.finditer(text):
+        add("percent", "%", m)
+    for m in _MONEY.finditer(text):
+        per = _PER.match(text, m.end())
+        add("money", per.group(1).lower().rstrip("s") if per else "", m)
+    for m in _QUARTER.finditer(text):
+        add("quarter", "", m)
+    return out
+
+
+def replaced_values(text: str) -> set[str]:
+    """The values ``text`` says are replaced ("… instead of 30 minutes"), lower-cased."""
+    return {v.lower() for _, _, v, gone in _found(text) if gone}
+
+
 def statement_value(text: str) -> tuple[str, str, str] | None:
     """(kind, unit, value as written) of the one typed value a sentence holds: a duration
-    (unit: minute, hour, day …), a percentage or a money amount; None when it holds none,
-    several, or is no assertion."""
+    (unit: minute, hour, day …), a percentage, a money amount (unit: what it is per) or a
+    calendar quarter; None when it holds none, several, or is no assertion. A value the
+    sentence says is replaced ("instead of 30 minutes") is not one it holds."""
     if _UNASSERTED.search(text):
         return None
-    found = [("duration", m.group(1).lower(), m.group()) for m in _DURATION.finditer(text)]
-    found += [("percent", "%", m.group()) for m in _PERCENT.finditer(text)]
-    found += [("money", "", m.group()) for m in _MONEY.finditer(text)]
+    found = [f[:3] for f in _found(text) if not f[3]]
     if len(found) != 1:
         return None
     return found[0]
+
+
+def statement_values(text: str) -> list[tuple[str, str, str]]:
+    """Every kind's one value: "when fewer than 70% of gateways have reported for 15
+    minutes" holds a percentage and a duration, and which of them states a fact other
+    sentences state is for those sentences to say (the same unit). A kind with two values
+    ("every 4 hours and kept for 30 days") gives none."""
+    if _UNASSERTED.search(text):
+        return []
+    by_kind: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for kind, unit, value, gone in _found(text):
+        if not gone:
+            by_kind[kind].append((kind, unit, value))
+    return [vs[0] for _, vs in sorted(by_kind.items()) if len(vs) == 1]
+
+
+def min_shared(kind: str, unit: str) -> int:
+    """Content words two sentences must share to state one fact: a calendar quarter or a
+    money rate per some unit ("per gallon", a content word itself) is rare enough that two
+    do; a bare duration, percentage or amount needs three."""
+    if kind == "quarter" or (kind == "money" and unit):
+        return _SPECIFIC_MIN_SHARED
+    return MIN_SHARED_WORDS
+
+
+def value_type(kind: str) -> str:
+    """The schema type of an attribute stating values of ``kind``."""
+    return "text" if kind == "quarter" else kind
+
+
+def row_sentence(quote: str) -> str | None:
+    """A table row's line ("Charge: Refuelling; Amount: $9.50 per gallon; Notes: …") as the
+    sentence its cells say together ("Refuelling, $9.50 per gallon, …"), so a row can state
+    the fact a sentence elsewhere states; None when the quote is no row line."""
+    from ..extract.tables import row_line
+
+    row = row_line(quote, 0, len(quote))
+    if row is None:
+        return None
+    return ", ".join([row.label.text, *(cell.text for _, cell in row.cells)])
 
 
 def value_clause(text: str, value: str) -> str:
@@ -158,15 +235,13 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
     for r in records:
         rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
         for text in r.statements:
-            got = statement_value(text)
-            if got is None:
-                continue
             words = content_words(text, names)
-            if len(words) < MIN_SHARED_WORDS:
-                continue
-            near = frozenset(content_words(value_clause(text, got[2]), names))
-            said.append(_Said(rid, r.entity, r.entity_type, text, *got, words, near,
-                              _named(text, entities)))
+            for got in statement_values(text):
+                if len(words) < min_shared(got[0], got[1]):
+                    continue
+                near = frozenset(content_words(value_clause(text, got[2]), names))
+                said.append(_Said(rid, r.entity, r.entity_type, text, *got, words, near,
+                                  _named(text, entities)))
     if len(said) < 2:
         return
     posting: dict[tuple[str, str, str], list[int]] = defaultdict(list)
@@ -190,7 +265,7 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
 
     for (i, j), n in sorted(pairs.items()):
         a, b = said[i], said[j]
-        if a.rid == b.rid or n < MIN_SHARED_WORDS:
+        if a.rid == b.rid or n < min_shared(a.kind, a.unit):
             continue
         if n < MIN_SHARED_SHARE * min(len(a.words), len(b.words)):
             continue
@@ -205,11 +280,19 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(said)):
         groups[find(i)].append(i)
+    # what a record says is replaced ("instead of 30 minutes") it no longer states, though
+    # another of its sentences tells the story ("the alert waited 30 minutes")
+    replaced: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for text in r.statements:
+            replaced[rid] |= replaced_values(text)
     taken = {a for (_, a) in out.attributes}
     for _, members in sorted(groups.items()):
-        if len(members) < 2:
+        kept = [said[i] for i in members if said[i].value.lower() not in replaced[said[i].rid]]
+        if len(kept) < 2:
             continue
-        _declare([said[i] for i in members], vocab, out, taken, Attribute)
+        _declare(kept, vocab, out, taken, Attribute)
 
 
 def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set[str],
@@ -232,12 +315,15 @@ def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set
     if not name or vocab.declared_anywhere(name) is not None or name in taken:
         return
     kind, unit = members[0].kind, members[0].unit
-    spec: dict[str, Any] = {"type": kind, "induced": True, "description": STATEMENT_MARK,
+    spec: dict[str, Any] = {"type": value_type(kind), "induced": True,
+                            "description": STATEMENT_MARK,
                             "phrases": (" ".join(written[w] for w in shared),)}
     if kind == "duration":
         spec["unit"] = unit + "s"
     if kind == "money":
         spec["currency"] = "USD"
+        if unit:
+            spec["unit"] = unit  # what the amount is per: a reading must say it too
     if abouts:
         about = next(iter(abouts))
         etype = about.split("/", 1)[0]
@@ -332,5 +418,8 @@ def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]]
 
 def statement_rows(claims: Iterable[dict[str, Any]]) -> list[str]:
     """The sentences of an extraction's statements that hold one typed or shaped value."""
-    return sorted({str(c["value"]) for c in claims if c.get("kind") == "statement"
-                   and _kind_of_sentence(str(c.get("value", ""))) is not None})
+    said = {str(c["value"]) for c in claims if c.get("kind") == "statement"}
+    # a table row states a fact too, in its cells together (row_sentence)
+    said |= {text for c in claims if c.get("kind") == "fact" and c.get("row")
+             and (text := row_sentence(str(c.get("quote", "")))) is not None}
+    return sorted(t for t in said if _kind_of_sentence(t) is not None or statement_values(t))

@@ -169,3 +169,22 @@ def test_rows_of_one_table_read_as_one_attribute_are_apart(tmp_path: Path) -> No
             and c["value"] in ("13 months", "1 year")}
     assert kept == {("13 months", ("Location history",), "winner"),
                     ("1 year", ("Call recordings",), "winner")}, kept
+
+
+def test_a_sentence_counting_a_names_word_states_a_count_one_record_names() -> None:
+    # one ticket names the count ("Bed count at Harbourview Clinics Ltd: 480"), another says
+    # what it counts ("has 400 beds in service"): two records state `bed count`
+    recs = [RecordFields("zendesk", "z", "ticket", "ticket", "ticket/t1", (),
+                         (("bed count", "480", "harbourview-clinics"),)),
+            RecordFields("zendesk", "z", "ticket", "ticket", "ticket/t2", (), (),
+                         ("Harbourview Clinics Ltd has 400 beds in service.",)),
+            RecordFields("hubspot", "h", "company", "account", "account/harbourview-clinics",
+                         (("name", "Harbourview Clinics"),))]
+    ind = induce(base_schema(), recs)
+    assert any(name == "bed count" and spec.type == "number"
+               for (_, name), spec in ind.attributes.items()), ind.attributes.keys()
+    # a sentence whose one number counts another thing states nothing of it
+    recs[1] = RecordFields("zendesk", "z", "ticket", "ticket", "ticket/t2", (), (),
+                           ("Harbourview Clinics Ltd has 400 nurses in service.",))
+    ind = induce(base_schema(), recs)
+    assert not any(name == "bed count" for (_, name) in ind.attributes)

@@ -379,6 +379,19 @@ def _kind_of_sentence(text: str) -> tuple[str, str | None] | None:
     return (kind, unit + "s") if kind == "duration" else (kind, None)
 
 
+_COUNTED = re.compile(r"(?<![\w.,:/-])\d[\d,]*(?:\.\d+)?\s+([a-z][a-z-]*)", re.IGNORECASE)
+_NUMBER = re.compile(r"\d")
+
+
+def _counted(text: str) -> str | None:
+    """The word (stemmed) the one number of a sentence counts ("has 400 beds in service":
+    bed); None when the sentence holds no number, several, or one that counts nothing."""
+    if _UNASSERTED.search(text) or len(re.findall(r"\d[\d,.]*", text)) != 1:
+        return None
+    m = _COUNTED.search(text)
+    return stem(m.group(1).lower()) if m else None
+
+
 def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]],
                       kinds: dict[str, Counter[tuple[str, str | None]]],
                       stated: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
@@ -402,12 +415,20 @@ def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]]
         rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
         for text in r.statements:
             kind = _kind_of_sentence(text)
-            if kind is None:
+            counted = _counted(text)
+            if kind is None and counted is None:
                 continue
             words = frozenset(content_words(text))
             slug = f"-{slugify(text)}-"
             for name, (need, nkind, abouts) in wanted.items():
-                if rid in once[name] or nkind[0] != kind[0] or not need <= words:
+                if rid in once[name] or not need <= words:
+                    continue
+                if nkind[0] == "number":
+                    # a count says what it counts: "has 400 beds in service" states `bed
+                    # count` when the counted word is one of the name's
+                    if counted is None or counted not in need:
+                        continue
+                elif kind is None or nkind[0] != kind[0]:
                     continue
                 if nkind[0] == "duration" and nkind[1] != kind[1]:
                     continue
@@ -417,9 +438,11 @@ def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]]
 
 
 def statement_rows(claims: Iterable[dict[str, Any]]) -> list[str]:
-    """The sentences of an extraction's statements that hold one typed or shaped value."""
+    """The sentences of an extraction's statements (and its table rows' cells) that hold one
+    typed or shaped value, or one number counting something."""
     said = {str(c["value"]) for c in claims if c.get("kind") == "statement"}
     # a table row states a fact too, in its cells together (row_sentence)
     said |= {text for c in claims if c.get("kind") == "fact" and c.get("row")
              and (text := row_sentence(str(c.get("quote", "")))) is not None}
-    return sorted(t for t in said if _kind_of_sentence(t) is not None or statement_values(t))
+    return sorted(t for t in said if _kind_of_sentence(t) is not None or statement_values(t)
+                  or _counted(t) is not None)

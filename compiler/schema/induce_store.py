@@ -25,7 +25,7 @@ from .narrow import narrowed_rows
 
 _VERSION = "9"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
 # 5: statements holding one typed value; 6: or one version or clock time; 7: narrowed names;
-# 8: … from the heading above a list item too; 9: table rows' cells as sentences
+# 8: … from the heading above a list item too; 9: table rows' cells as sentences, counts
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "bucket INTEGER NOT NULL, row_json TEXT NOT NULL)")
 _INDEX = "CREATE INDEX IF NOT EXISTS induce_fields_bucket ON induce_fields (bucket, key)"

@@ -44,6 +44,8 @@ from ..schema.induce_statements import (MIN_CLAUSE_WORDS, STATEMENT_MARK, conten
 from ..schema.narrow import NARROW_MARK, compound_words, narrowed
 from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
+from .tables import row_line
+from ..text import normalize_attribute
 
 # a question or a hypothesis states nothing (as in offline.py)
 _UNASSERTED_LOOSE = re.compile(r"\?\s*$|\bwhether\b|^\s*(?:if|unless|suppose|assuming)\b",
@@ -147,6 +149,7 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
            named: Named, body: str = "") -> list[RawClaim]:
     """``raws`` with induced segment qualifiers added to the facts whose sentence names one,
     and statements that state a typed attribute read as facts of it (module docstring)."""
+    raws = _repeated_labels_apart(raws)
     if schema is None:
         return list(raws)
     by_type, segments = _index(schema)
@@ -173,6 +176,30 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
                        if by_type else None) or raw)
         out.append(_narrowed(raw, schema, body))
     return out + _row_facts(raws, own_type, schema, by_type, segments, named, stated, replaced)
+
+
+def _repeated_labels_apart(raws: Sequence[RawClaim]) -> Sequence[RawClaim]:
+    """Rows of one table sharing a label ("Quarter: Q4 2027; Initiative: Customer API; …"
+    and "Quarter: Q4 2027; Initiative: Driver app; …") are different rows, not one row said
+    twice: each unmapped fact named by the label ("notes for q4 2027") takes the row's first
+    other cell into its name too, so the two rows' notes are never rival values."""
+    quotes: dict[str, set[str]] = {}
+    for raw in raws:
+        if raw.kind == "fact" and not raw.mapped and raw.row is not None:
+            quotes.setdefault(raw.attribute, set()).add(raw.quote)
+    shared = {a for a, qs in quotes.items() if len(qs) > 1}
+    if not shared:
+        return raws
+    out = []
+    for raw in raws:
+        if raw.kind == "fact" and not raw.mapped and raw.attribute in shared:
+            row = row_line(raw.quote, 0, len(raw.quote))
+            if row is not None and row.cells:
+                name = normalize_attribute(f"{raw.attribute} {row.cells[0][1].text}")
+                if name:
+                    raw = raw.model_copy(update={"attribute": name})
+        out.append(raw)
+    return out
 
 
 def _row_facts(raws: Sequence[RawClaim], own_type: str, schema: Schema, by_type, segments,

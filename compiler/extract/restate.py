@@ -195,7 +195,10 @@ def _repeated_labels_apart(raws: Sequence[RawClaim]) -> Sequence[RawClaim]:
         if raw.kind == "fact" and not raw.mapped and raw.attribute in shared:
             row = row_line(raw.quote, 0, len(raw.quote))
             if row is not None and row.cells:
-                name = normalize_attribute(f"{raw.attribute} {row.cells[0][1].text}")
+                # the cell's lead words: "Electric fleet: 40 electric mini excavators …" is
+                # the electric fleet (a long cell's words would name other things)
+                lead = re.split(r"[:(,;.]| - | — ", row.cells[0][1].text, maxsplit=1)[0]
+                name = normalize_attribute(f"{raw.attribute} {' '.join(lead.split()[:4])}")
                 if name:
                     raw = raw.model_copy(update={"attribute": name})
         out.append(raw)

@@ -32,7 +32,9 @@ from .shapes import shape as _shape
 from .tables import Row, pipe_tables, row_line
 
 # Bump when extraction output can change for the same input: it invalidates the cache.
-_RULES_VERSION = "offline-5"  # also restate.py: its readings happen at link time
+_RULES_VERSION = "offline-6"  # also restate.py: its readings happen at link time
+# 5: an unmapped row fact keeps its row, so a rereading at link time keeps rows apart
+# 6: both fives together (a heading names one column; rows kept apart at link time)
 
 _LINE = re.compile(r"[^\n]+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
@@ -222,8 +224,10 @@ class _Reader:
             label = normalize_attribute(row.label.text)
             if attr and label and value and len(value.split()) <= _MAX_CELL_WORDS:
                 # unmapped: the row label is part of the attribute so rows never collide
-                yield _fact(body, row.start, row.end, f"{attr} for {label}", value,
-                            row.label.text)
+                fact = _fact(body, row.start, row.end, f"{attr} for {label}", value,
+                             row.label.text)
+                # linking may read it as an attribute (restate.py): the row tells it apart
+                yield fact.model_copy(update={"row": (label_of, collapse(row.label.text))})
 
 
 def _spans_in(text: str, start: int, end: int) -> list[tuple[int, int]]:

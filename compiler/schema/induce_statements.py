@@ -293,7 +293,7 @@ def _kind_of_sentence(text: str) -> tuple[str, str | None] | None:
     return (kind, unit + "s") if kind == "duration" else (kind, None)
 
 
-def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]],
+def statement_support(records: Iterable[RecordFields], once: dict[str, set[str]],
                       kinds: dict[str, Counter[tuple[str, str | None]]],
                       stated: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
     """Prose names only one record states as a fact ("The current firmware of Orbis Pulse

@@ -12,14 +12,19 @@ what every edit of a record with fields costs (re-inducing read every row: 0.7 s
 1-record edit at 10k records, growing with the wiki) while a few thousand entities are ample
 evidence of which columns agree.
 
-Each row is kept in three parts (the record's header, its fields, its prose: facts,
-statements, narrowed names), and induction's two stages (``induce.induce_fields``, then
-``induce.induce_prose``) each read only theirs. A stage's result is kept (``induce_memo``)
-under a digest of what it read: the schema's basis, the stage before it's digest, and its
-part of every sampled row in order. A stage whose digest is the kept one is not run and its
-sampled rows are not decoded: an edited sentence (a statement row) runs the prose stage
-alone. Clean and incremental compiles run the same stages on the same parts, each result
-passed on in its stored form, so a kept result is what running the stage again would give."""
+Each row is kept in parts (the record's header: system, instance, type, entity type, entity;
+its fields; its facts; its statements; its narrowed names), and induction runs in four stages
+(``induce.induce_fields``, ``induce_phrases``, ``induce_statements``, ``induce_rows``), each
+given only the parts it reads. A stage's result is kept (``induce_memo``) under a digest of
+what it read: the basis (schema, settings, ``INDUCED_VERSION``, this store's version), the
+result of the stage before it, and its parts of every sampled row in order; the phrases stage
+reads the statements only when a name one record states needs another's sentence, and its
+digest covers them only when that run read them. A stage whose digest is the kept one is not
+run and its parts of the sample are not decoded: an edited sentence runs the statements stage
+alone (and the stage after it only if its result changed). Clean and incremental compiles run
+the same stages on the same parts, each result passed on in its stored form, so a kept
+result is what running the stage again would give; a change of the rules must bump
+``INDUCED_VERSION``, as the stored induction already required."""
 
 from __future__ import annotations
 

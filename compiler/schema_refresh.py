@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .compile_setup import CompileSetup
 from .schema import induce_store
-from .schema.induce import Induction, apply, induce
+from .schema.induce import Induction, apply
 from .schema.loader import digest as _digest
 
 
@@ -34,8 +34,8 @@ class SchemaPhase(CompileSetup):
         elif unchanged and stored and st.meta("induced_basis") == basis:
             induction = Induction.from_json(stored)
         else:
-            induction = induce(self.schema, induce_store.inputs(
-                st.db, self.settings.schema_induction_sample))
+            induction = induce_store.induced(st.db, self.schema, basis,
+                                             self.settings.schema_induction_sample)
         st.set_meta("induced", induction.to_json())
         st.set_meta("induced_basis", basis)
         self.induction = induction

@@ -148,8 +148,14 @@ class ClaimRows(StateDB):
             ranges += self.db.execute(
                 "SELECT first_rowid, last_rowid FROM claims_fts_rows "
                 f"WHERE subject IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-        if ranges:  # an FTS5 range with a NULL bound scans the whole index: only real ones
-            self.db.executemany("DELETE FROM claims_fts WHERE rowid BETWEEN ? AND ?", ranges)
+        if ranges:
+            # one rowid at a time, in rowid order: FTS5 writes its pending terms out as a new
+            # segment at every `rowid BETWEEN` delete (and at any write below the last one's
+            # rowid), so a compile's few dozen pages made as many segments, and the merges they
+            # set off rewrote the whole claim index (~390 of 1,990 pages written by a 20-record
+            # edit at 2k records)
+            self.db.executemany("DELETE FROM claims_fts WHERE rowid=?",
+                                [(r,) for a, z in sorted(ranges) for r in range(a, z + 1)])
             self.db.executemany("DELETE FROM claims_fts_rows WHERE subject=?", subjects)
 
     def index_claims(self, subject: str, name: str, claims: Sequence[Claim]) -> None:
@@ -185,6 +191,9 @@ class ClaimRows(StateDB):
         json), search rows, index.md lines (entity_id, type, sort key, line); replaces what
         those pages had before."""
         self.db.executemany("INSERT OR REPLACE INTO page_index VALUES (?,?,?,?)", index_lines)
+        # the next free search rowid read before the deletes: reading the index once they are
+        # pending wrote them out as a segment of their own (see _unindex_subjects)
+        self._take_rowids("claims_fts", 0)
         subjects = [(p[0],) for p in pages]
         self.db.executemany("DELETE FROM conflicts WHERE subject=?", subjects)
         self._unindex_subjects(subjects)

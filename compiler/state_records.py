@@ -66,8 +66,15 @@ class RecordRows(StateDB):
         """Many records at once: (key, file, sha, version, entity_id, record_json,
         extraction_json, tier, max_age_days, fts_text)."""
         keys = [(r[0],) for r in rows]
-        self.db.executemany("DELETE FROM records_fts WHERE rowid IN "
-                            "(SELECT fts_rowid FROM records_fts_rows WHERE key=?)", keys)
+        self._take_rowids("records_fts", 0)  # read before the deletes (state_claims.put_rendered)
+        # in rowid order (see state_claims._unindex_subjects): in key order each delete below
+        # the one before wrote FTS5's pending terms out as a segment of its own
+        stale: list[int] = []
+        for chunk in chunks([k for (k,) in keys]):
+            stale += [r[0] for r in self.db.execute(
+                "SELECT fts_rowid FROM records_fts_rows "
+                f"WHERE key IN ({','.join('?' * len(chunk))})", chunk)]
+        self.db.executemany("DELETE FROM records_fts WHERE rowid=?", [(r,) for r in sorted(stale)])
         self.db.executemany("DELETE FROM records_fts_rows WHERE key=?", keys)
         self.db.executemany(
             "INSERT OR REPLACE INTO records (key, file, sha256, version, entity_id, record_json, "

@@ -257,6 +257,18 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
     module docstring)."""
     vocab = vocabulary(schema)
     records = list(records)
+    out = induce_fields(records, vocab)
+    induce_prose(records, vocab, out)
+    return out
+
+
+# Induction runs in stages, each a function of its own parts of the records and of what the
+# stages before it produced, so that the store (induce_store.py) can keep a stage's result for
+# as long as its parts of the sample are unchanged: an edited sentence re-runs the statements
+# stage alone. A rule added to a stage must read no part of a record the stage does not name.
+def induce_fields(records: list[RecordFields], vocab: Vocabulary) -> Induction:
+    """The fields stage: reads each record's header (system, instance, record type, entity
+    type, entity) and fields, nothing else."""
     profiles = _profiles(records, vocab)
     out = Induction()
     by_type: dict[str, list[_Profile]] = defaultdict(list)
@@ -265,13 +277,31 @@ def induce(schema: Schema, records: Iterable[RecordFields]) -> Induction:
     for _, group in sorted(by_type.items()):
         _induce_type(group, vocab, out)
         _induce_value_maps(group, vocab, out)
-    _induce_phrases(records, vocab, out)
-    induce_statements(records, vocab, out)
+    return out
+
+
+def induce_prose(records: list[RecordFields], vocab: Vocabulary, out: Induction) -> None:
+    """The prose stages, in their order."""
+    induce_phrases(records, vocab, out)
+    induce_statements(records, vocab, out)  # reads the header and statements
+    induce_rows(records, vocab, out)
+
+
+def induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Induction,
+                   sentences: Iterable[RecordFields] | None = None) -> None:
+    """The phrases stage: reads each record's header and facts, and only when a name one
+    record states needs another's sentence (``statement_support``), every record's header and
+    statements, from ``sentences`` (default: ``records``)."""
+    _induce_phrases(records, vocab, out, records if sentences is None else sentences)
+
+
+def induce_rows(records: list[RecordFields], vocab: Vocabulary, out: Induction) -> None:
+    """The narrowed names and segment rows stage: reads each record's header, facts and
+    narrowed names."""
     induce_narrowed(records, vocab, out)
     # after the narrowed names: a column "On-site response" is the narrowed "on-site
     # response time" a ticket states, not an attribute of its own
     _induce_segment_rows(records, vocab, out)
-    return out
 
 
 def _induce_type(profiles: list[_Profile], vocab: Vocabulary, out: Induction) -> None:
@@ -596,7 +626,8 @@ def prose_fact(attribute: str, subject_phrase: str | None) -> tuple[str, str]:
     return (head, slugify(m.group(1))) if head else (attribute, "")
 
 
-def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Induction) -> None:
+def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Induction,
+                    sentences: Iterable[RecordFields]) -> None:
     """A surface attribute that several records state, nearly always with a value of one
     type, is an attribute of the types stating it: its claims are then typed and compared,
     so equal-rank sources that disagree on it are reported (and authority decides the
@@ -631,7 +662,7 @@ def _induce_phrases(records: list[RecordFields], vocab: Vocabulary, out: Inducti
     # entity, a value of its kind): two records state it
     once = {n: set(r) for n, r in seen.items() if len(r) < MIN_PHRASE_RECORDS and n not in same
             and len(n.split()) >= 2}
-    for name, rids in statement_support(records, once, kinds, stated).items():
+    for name, rids in statement_support(sentences, once, kinds, stated).items():
         seen[name] = seen[name] | rids
     # a phrase's records are those stating it under any of its names ("Runtime on battery:
     # 10 hours" and "the battery runtime of X is 12 hours" are two records stating one fact,

@@ -500,7 +500,7 @@ def _counted(text: str) -> str | None:
     return stem(m.group(1).lower()) if m else None
 
 
-def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]],
+def statement_support(records: Iterable[RecordFields], once: dict[str, set[str]],
                       kinds: dict[str, Counter[tuple[str, str | None]]],
                       stated: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
     """Prose names only one record states as a fact ("The current firmware of Orbis Pulse

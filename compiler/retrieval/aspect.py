@@ -433,6 +433,17 @@ class AspectMatcher:
                     return True
         return False
 
+    def _names_other_attribute(self, nouns: Sequence[str]) -> bool:
+        """Some attribute the wiki states is named by all these keys (and at most one word
+        more): the asked phrase is that attribute's name."""
+        names = getattr(self, "_attribute_key_sets", None)
+        if names is None:
+            state = getattr(self, "state", None)
+            names = self._attribute_key_sets = [] if state is None else [
+                frozenset(key(w) for w in tokens(a)) for a in state.attribute_names()]
+        asked = set(nouns)
+        return any(asked <= n and len(n) <= len(asked) + 1 for n in names)
+
     def _wiki_uses(self, t: str) -> bool:
         """The wiki says the word somewhere (a word it never uses may be a paraphrase: the
         "*underlying* cause" of a sentence giving the root cause)."""
@@ -591,6 +602,12 @@ class AspectMatcher:
         asked = [t for t in head if t not in entity]
         nouns = [t for t in asked if t not in _KIND_KEYS] or asked
         if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns):
+            return None
+        if not statement and len(nouns) > 1 and not all(covered(t) > 0 for t in nouns) \
+                and self._names_other_attribute(nouns):
+            # the asked phrase is the name of another attribute the wiki holds: "the *escalation
+            # manager* of the onboarding process" is not its onboarding owner, though an owner
+            # is a manager (that attribute is stated for another entity, not this one)
             return None
         if statement and len(nouns) > 1 and not keyword_query(
                 getattr(self, "_question_text", "")) and not all(

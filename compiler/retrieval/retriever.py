@@ -445,6 +445,9 @@ class Retriever(CandidateIndex, AspectMatcher):
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
         names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
                  if k not in entity_words]
+        # … and so must a year it names: "the return window in 2031" is a value no source
+        # decided, not today's window
+        names += [y for y in _YEAR.findall(question) if y not in entity_words and y not in names]
         self._names_asked = names
         for e in evid:
             eid = e.claim.subject
@@ -517,6 +520,9 @@ class Retriever(CandidateIndex, AspectMatcher):
                 lacking = {m for m in lacking if not _one_word_apart(m[1], best.claim.attribute)}
         result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
                              and not result.unknown)
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
 def _one_word_apart(a: str, b: str) -> bool:

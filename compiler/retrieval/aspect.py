@@ -603,8 +603,8 @@ class AspectMatcher:
         nouns = [t for t in asked if t not in _KIND_KEYS] or asked
         if nouns and sum(covered(t) > 0 for t in nouns) * 2 < len(nouns):
             return None
-        if not statement and len(nouns) > 1 and not all(covered(t) > 0 for t in nouns) \
-                and self._names_other_attribute(nouns):
+        if not statement and len(asked) > 1 and self._names_other_attribute(asked) and not all(
+                fields[1][t] or t in vocab for t in nouns):
             # the asked phrase is the name of another attribute the wiki holds: "the *escalation
             # manager* of the onboarding process" is not its onboarding owner, though an owner
             # is a manager (that attribute is stated for another entity, not this one)
@@ -622,6 +622,10 @@ class AspectMatcher:
         # that is covered is the modifier (a word naming a kind of value, "number", "hours",
         # is covered by a value of that shape or type)
         if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
+            return None
+        modifier = getattr(self, "_kind_modifier", ())
+        if noun and modifier and not (set(modifier) & entity) and not any(
+                covered(t) > 0 for t in modifier):
             return None
         if statement and noun and not (set(noun) & entity) and all(
                 t in _AMOUNT_KEYS for t in noun) and not any(

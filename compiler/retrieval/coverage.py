@@ -163,6 +163,15 @@ _HEADS = (
     re.compile(r"\bhow\s+(?:many|much)\s+(?!is\b|are\b|does\b|do\b|did\b|was\b|were\b|can\b)"
                + _PHRASE, re.I),
     re.compile(r"\bwho(?:'s|\s+is|\s+are|\s+was)\s+(?:the\s+)?" + _PHRASE, re.I),
+    # "how long is the *warranty* on …": a measure asked of a noun phrase (not "how long is
+    # it", nor "how long does X take", whose subject _DURATION_SUBJECT reads)
+    # (a phrase ending in a state, "the platform *down*", "the device *covered*", asks how
+    # long a state lasted: no asked noun)
+    re.compile(r"\bhow\s+(?:long|soon|often|big|large|far|old|heavy|wide)\s+(?:is|are|was|were)"
+               r"\s+(?:the|a|an|our|their|its|your)\s+(?P<h>(?:[\w'-]+\s+){0,3}?"
+               r"(?!(?:down|up|out|off|open|closed|offline|online|late|valid|available|"
+               r"unavailable|due|good|in|on)\b)(?![\w'-]+ed\b)[\w'-]+?)"
+               r"(?=\s+(?:on|of|for|at|in|with|under|from)\b|\s*[?.!]|\s*$)", re.I),
     # "is there a *volume discount* on …": a yes/no question asks whether the phrase exists
     re.compile(r"\b(?:is|are)\s+there\s+(?:a|an|any)\s+" + _PHRASE, re.I),
 )

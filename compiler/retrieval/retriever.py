@@ -24,7 +24,7 @@ from .clauses import _ANAPHOR, _interleave, elided_topic, fronted, split_questio
 from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
                       MIN_COVERAGE, NEAR_MISS, PAGE_CONTEXT, PAGE_FIELDS, PAGE_IN_CLAIM,
                       _bm25, _PageDoc, _tf, idf)
-from .text import SYNONYM_WEIGHT
+from .text import _KIND_KEYS, SYNONYM_WEIGHT
 from .text import FRAME_WORDS, STOPWORDS, _rewrite, key, question_terms, stems, tokens
 
 
@@ -436,6 +436,13 @@ class Retriever(CandidateIndex, AspectMatcher):
         while len(phrase) > 1 and phrase[-1] in GENERIC_HEADS:
             phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
         noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
+        # a head noun naming a kind of value ("the operating temperature *range*", "the
+        # delivery *date*") is answered by the value's shape: the word before it says which
+        # value, and must be covered too ("operating humidity range" is not the temperature's)
+        self._kind_modifier = (_noun_keys(phrase[-2]) if noun and len(phrase) > 1
+                               and not keyword_query(question)
+                               and noun[-1] in _KIND_KEYS and key(phrase[-2]) not in _KIND_KEYS
+                               else ())
         self._who_verb = who_verb(_rewrite(question))
         self._superlative = bool(SUPERLATIVE.search(question))
         self._scope = ([] if keyword_query(question) else

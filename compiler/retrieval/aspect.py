@@ -88,6 +88,10 @@ def says_nothing(claim: Claim) -> bool:
         claim.kind == "field" and claim.attribute == "name")
 
 
+_COUNT_OF = re.compile(r"\b(?:number|count|quantity)\s+of\s+(?:the\s+|our\s+)?(?P<n>[^\W\d_]+)",
+                       re.I)
+
+
 def _noun_keys(word: str) -> tuple[str, ...]:
     """Keys a head noun is matched by: the word whole, hyphens dropped ("cut-off" is
     "cutoff"), and its last part ("same-day" → "day")."""
@@ -441,7 +445,7 @@ class AspectMatcher:
             state = getattr(self, "state", None)
             names = self._attribute_key_sets = [] if state is None else [
                 frozenset(key(w) for w in tokens(a)) for a in state.attribute_names()]
-        asked = set(nouns)
+        asked = set(nouns) - STOPWORDS
         return any(asked <= n and len(n) <= len(asked) + 1 for n in names)
 
     def _wiki_uses(self, t: str) -> bool:
@@ -597,6 +601,18 @@ class AspectMatcher:
                 _tf(c, t) for c in (page.attribute, page.value, page.text)) else 0.0,
                 lambda t: weight.get(t, 1.0))
             got = max(got, PAGE_CONTEXT * on_page)
+        counted = _COUNT_OF.search(getattr(self, "_question_text", ""))
+        if counted and wanted is not None and wanted is not _TYPES[2][1] and not covered(
+                key(counted["n"])):
+            # "when did the *number of pallets* change" asks about a count: a claim that does
+            # not say what is counted (the hub's opening hours, though "number" is matched by
+            # any digits) is not about it
+            return None
+        if counted and not statement:
+            count = [key(w) for w in tokens(counted.group())]
+            if self._names_other_attribute(count) and not all(
+                    fields[1][t] or t in vocab for t in count if t not in STOPWORDS):
+                return None  # … nor its trucks' average age, when the wiki holds the count
         # at least half of the asked head's own words (not those naming a kind of value,
         # "number", "date": a value's shape answers them) must be covered
         asked = [t for t in head if t not in entity]

@@ -323,6 +323,9 @@ class ValueReader:
                                for t, w in self.weight.items()}
         self.total = sum(self.weight.values()) or 1.0
         self.names = [key(n) for n in names_in(question, STOPWORDS | FRAME_WORDS)]
+        # a year the question names is one the clause, its row or its page says ("the fee in
+        # 2031" is no value a source decided for 2031)
+        self.years = list(dict.fromkeys(_YEAR.findall(undated)))
         dates = [(_CALENDAR[m["m"].lower()], int(m["d"]) if m["d"] else None)
                  for m in _Q_DATE.finditer(question) if m["m"][0].isupper()]
         titles = _record_titles(state, {c.source.key for d in docs.values() for c, _ in d.claims})
@@ -363,6 +366,8 @@ class ValueReader:
             return  # "how bad did latency get": a measure of latency, not of anything
         # every name the question uses stands in the clause, its row or its page
         if any(not (words[n] or n in label or n in context) for n in self.names):
+            return
+        if any(y not in cl.text and y not in label and y not in context for y in self.years):
             return
         if self._rt.vetoes_clause(claim, cl.text, title):
             return  # "on a full charge … lasts 6 hours" is no charging time
@@ -457,6 +462,9 @@ def _covered(t: str, words: Counter, label: set[str], context: set[str], bound: 
                                  for w in (*words, *label, *context) if not w.isdigit()):
         return SYNONYM_WEIGHT  # a compound or a derived word: "slowdown" of "slow"
     return 0.0
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
 def _dated(claims: Iterable[tuple[Claim, str]], dates: list[tuple[int, int | None]]) -> bool:

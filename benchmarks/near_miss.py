@@ -134,11 +134,8 @@ class Wiki:
         return {c.attribute for c in self.claims[entity]}
 
     def has_attribute_words(self, entity: str, attribute: str) -> bool:
-        """The page has a claim whose attribute shares the asked attribute's head word, or says
-        all its words anywhere."""
-        head = _forms(key(attribute.split()[-1]))
-        return (any(head & _keys(a) for a in self.attributes(entity))
-                or self.says(entity, attribute))
+        """The page has the attribute, or a claim saying all its words (or synonyms)."""
+        return attribute in self.attributes(entity) or self.says(entity, attribute)
 
 
 def _answering_claim(wiki: Wiki, q: dict) -> tuple[str, Claim] | None:

@@ -9,6 +9,8 @@ qualifiers, not only share most of the question's words.
   leaves the word before it to say which value: it must be covered;
 * "how long is the *insurance* on …" asks the insurance, not any duration of the page;
 * a year the question names must be said by the answer's page or clause ("in 2031");
+* a lower bound asked ("is there a *floor* on …") is not answered by an upper bound stated
+  ("up to 12"), nor the reverse;
 * "when did the *number of kennels* change" asks about a count: neither the clinic's opening
   hours nor its kennels' average age answer it.
 
@@ -109,6 +111,8 @@ type: policy
 # Boarding Policy
 
 Boarding costs EUR 30 per night, food included.
+
+Up to 12 cats per boarding room.
 """,
     "fees.md": """---
 title: Fee Schedule 2027
@@ -139,6 +143,8 @@ def state(tmp_path_factory):
     # a year no source speaks of: a value nobody decided
     "What is the price of the Thermo Kennel in 2031?",
     "How much does boarding cost per night in 2031?",
+    # a lower bound asked, an upper bound stated
+    "Is there a floor on how many cats can share a boarding room?",
     # "when" of a count
     "When did the number of kennels at the Bristol Clinic last change?",
 ])
@@ -154,6 +160,7 @@ def test_near_misses_are_not_answered(state, question: str) -> None:
     ("How long is the warranty on the Thermo Kennel?", "2 years"),
     ("How long did the VET-12 outage last?", "40 minutes"),
     ("How much does boarding cost per night?", "EUR 30"),
+    ("Is there a cap on how many cats can share a boarding room?", "12"),
     ("What is the microchipping fee in 2027?", "EUR 25"),
     ("How many kennels does the Bristol Clinic have?", "24"),
     ("What is the number of kennels at the Bristol Clinic?", "24"),

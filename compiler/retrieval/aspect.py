@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .coverage import (UNRESTRICTING, asked_action, asked_condition, keyword_query, asked_owner, asked_subject,
+from .coverage import (UNRESTRICTING, bound_of, asked_action, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
@@ -679,6 +679,10 @@ class AspectMatcher:
             return None  # "how much PTO do part-time employees get" is not all staff's PTO
         if page is not None and self._off_condition(claim, page, entity, covered, weight):
             return None  # "a fee if a customer returns late" is not a restocking fee
+        asked_bound = bound_of(getattr(self, "_question_text", ""), asked=True)
+        if asked_bound is not None and bound_of(f"{attribute_text(claim)} {claim.value} "
+                                                f"{claim.quote}") not in (None, asked_bound):
+            return None  # "is there a *floor* on class size" is not answered by "up to 400"
         if getattr(self, "_planned", False) and not statement and \
                 set(stems(attribute_text(claim))) & _NOW:
             return None  # "which version is the API slated for" is not the current version

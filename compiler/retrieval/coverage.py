@@ -718,3 +718,18 @@ def share(terms: Iterable[str], covered: Callable[[str], float],
     if not terms or total <= 0:
         return 1.0
     return sum(weight(t) * covered(t) for t in terms) / total
+
+
+# which way a bound goes: a minimum asked is not answered by a maximum stated, nor the reverse
+_UPPER = re.compile(r"\b(?:up to|at most|no more than|not more than|maximum|max|limit|limits|"
+                    r"cap|caps|capped|ceiling|not exceed|must not exceed|highest)\b", re.I)
+_LOWER = re.compile(r"\b(?:at least|minimum|min|no less than|no fewer than|not less than|"
+                    r"floor|lowest|fewest)\b", re.I)
+_UPPER_ASKED = re.compile(r"\bthe most\b|\bmost (?:i|we|you|they|a|an|one)\b", re.I)
+
+
+def bound_of(text: str, asked: bool = False) -> str | None:
+    """'upper' or 'lower' when the text speaks of a bound one way only, else None."""
+    upper = bool(_UPPER.search(text) or (asked and _UPPER_ASKED.search(text)))
+    lower = bool(_LOWER.search(text))
+    return None if upper == lower else ("upper" if upper else "lower")

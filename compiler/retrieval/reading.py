@@ -40,7 +40,7 @@ from ..models import Claim, Principal
 from ..state import State
 from .abbreviations import spell_out_clipped
 from .aspect import LINKS_TO, says_nothing
-from .coverage import KIND_WORDS, names_in
+from .coverage import KIND_WORDS, bound_of as _bound_of, names_in
 from .scoring import idf
 from .text import (FRAME_WORDS, STOPWORDS, SYNONYMS, SYNONYM_WEIGHT, _rewrite, key, stem, stems,
                    tokens)
@@ -326,6 +326,7 @@ class ValueReader:
         # a year the question names is one the clause, its row or its page says ("the fee in
         # 2031" is no value a source decided for 2031)
         self.years = list(dict.fromkeys(_YEAR.findall(undated)))
+        self.bound = _bound_of(question, asked=True)
         dates = [(_CALENDAR[m["m"].lower()], int(m["d"]) if m["d"] else None)
                  for m in _Q_DATE.finditer(question) if m["m"][0].isupper()]
         titles = _record_titles(state, {c.source.key for d in docs.values() for c, _ in d.claims})
@@ -369,6 +370,8 @@ class ValueReader:
             return
         if any(y not in cl.text and y not in label and y not in context for y in self.years):
             return
+        if self.bound is not None and _bound_of(cl.text) not in (None, self.bound):
+            return  # "is there a *floor* on class size" is not answered by "up to 400"
         if self._rt.vetoes_clause(claim, cl.text, title):
             return  # "on a full charge … lasts 6 hours" is no charging time
         # … and the clause itself says what is asked, not only the page around it: a
@@ -465,8 +468,6 @@ def _covered(t: str, words: Counter, label: set[str], context: set[str], bound: 
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-
-
 def _dated(claims: Iterable[tuple[Claim, str]], dates: list[tuple[int, int | None]]) -> bool:
     """Every month (and day) the question names is a date the page states."""
     seen: set[tuple[int, int]] = set()

@@ -67,9 +67,15 @@ SETS = [
      REPO / "benchmarks" / "truth" / "larkspur-questions.yaml"),
     (REPO / "benchmarks" / "corpora" / "tidewater",
      REPO / "benchmarks" / "truth" / "tidewater-questions.yaml"),
-    # written blind like the three above but meant to be tuned on (not in NEVER_TUNED)
+    # written blind like the three above but meant to be tuned on (not in NEVER_TUNED): marlowe
+    # (equipment rental) and ashgrove (specialty pharmacy)
     (REPO / "benchmarks" / "corpora" / "marlowe",
      REPO / "benchmarks" / "truth" / "marlowe-questions.yaml"),
+    (REPO / "benchmarks" / "corpora" / "ashgrove",
+     REPO / "benchmarks" / "truth" / "ashgrove-questions.yaml"),
+    # written blind like marlowe, tunable; the first with Zendesk tickets beside Jira and HubSpot
+    (REPO / "benchmarks" / "corpora" / "brindle",
+     REPO / "benchmarks" / "truth" / "brindle-questions.yaml"),
 ]
 
 

@@ -461,3 +461,41 @@ def test_a_tampered_state_is_not_served(served: Served, tmp_path: Path, command:
                            env={"FOLIO_MCP_TOKEN": served.tokens["carol"]})
     assert r.exit_code == 1, r.output
     assert "does not match the signed wiki" in " ".join(r.stderr.split())
+
+
+def test_filed_answer_pages_are_served_to_who_may_read_them(served: Served, acme_copy: Path,
+                                                            tmp_path: Path) -> None:
+    """An answer filed back into the wiki (``ask --save``) is listed in the index and served as
+    a page, to the principals who may see every claim it cites only: to the others it is a
+    missing page."""
+    wiki = tmp_path / "wiki"
+    runner = CliRunner()
+    # a corpus of its own: filed answers are kept beside the corpus (answer_pages.py)
+    res = runner.invoke(cli_app, ["compile", str(acme_copy), "--out", str(wiki)])
+    assert res.exit_code == 0, res.output
+    for question, who in (("Who is the escalation manager for support?", "bob"),
+                          ("Who must approve a discount above 35%?", "bob")):
+        res = runner.invoke(cli_app, ["ask", question, "--wiki", str(wiki), "--save", "--as",
+                                      who, "--json"])
+        assert res.exit_code == 0, res.output
+    client = TestClient(build_app(wiki, AuthConfig(tokens_file=served.tokens_file),
+                                  trust_from(FolioSettings())))
+    bob, carol = _auth(served, "bob"), _auth(served, "carol")
+    listed = {p["id"]: p for p in client.get("/api/pages", headers=bob).json()
+              if p["type"] == "answer"}
+    assert len(listed) == 2
+    window = next(i for i, p in listed.items() if "escalation" in p["title"].lower())
+    html_page = client.get(f"/page/{window}", headers=bob)
+    assert html_page.status_code == 200 and "Tom Becker" in html_page.text
+    assert "<script" not in html_page.text.lower()
+    api = client.get(f"/api/pages/{window}", headers=bob).json()
+    assert api["type"] == "answer" and "Tom Becker" in api["text"]
+    assert f'href="/page/{window}"' in client.get("/", headers=bob).text
+    # carol may not see the discount policy: its filed answer does not exist for her
+    discount = next(i for i in listed if i != window)
+    carol_ids = {p["id"] for p in client.get("/api/pages", headers=carol).json()}
+    assert window in carol_ids and discount not in carol_ids
+    hidden = client.get(f"/page/{discount}", headers=carol)
+    missing = client.get("/page/answer/no-such-answer", headers=carol)
+    assert hidden.status_code == missing.status_code == 404
+    assert hidden.content == missing.content

@@ -36,7 +36,7 @@ _TYPES = (
     (re.compile(r"(?:^\s*|[,;]\s*|\b(?:and|by|until|since|from)\s+)when\b|"
                 r"\bwhat (date|day|time|year)\b", re.I),
      # (a quarter or half of a year is a date too: "in Q2 2027", "H1 2026")
-     re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b[QH][1-4]\s*(?:FY\s*)?'?\d{2,4}\b|\b(january|february|march|april|may|june|july|"
+     re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b24\s*[x/×]\s*7\b|\baround[- ]the[- ]clock\b|\b[QH][1-4]\s*(?:FY\s*)?'?\d{2,4}\b|\b(january|february|march|april|may|june|july|"
                 r"august|september|october|november|december|monday|tuesday|wednesday|"
                 r"thursday|friday|saturday|sunday)\b", re.I)),
     (re.compile(r"^\s*(who|whom)\b|\bwho (is|are|leads|owns|runs|approves)\b", re.I),

@@ -8,7 +8,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .coverage import (UNRESTRICTING, bound_of, asked_action, asked_condition, keyword_query, asked_owner, asked_subject,
+from .ranges import in_band
+from .coverage import (UNRESTRICTING, bound_of, asked_action, asks_window, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
@@ -74,6 +75,19 @@ def events_in(words: Sequence[str]) -> set[str]:
     return {EVENT_OF[w] for w in words if w in EVENT_OF}
 
 
+# "when is support *open*", "when are the offices closed": a state in the present, asked of
+# its hours, not the date of an event ("when was the ticket closed")
+_STATE = re.compile(r"\b(?:is|are|'s|'re)\s+(?:[\w'-]+\s+){0,5}?(?P<w>open|closed|shut)\b",
+                    re.I)
+
+
+def asked_events(question: str) -> set[str]:
+    """The record events a "when" question asks the date of, by its words (:func:`events_in`),
+    an open or closed state in the present excepted."""
+    states = {key(m.group("w")) for m in _STATE.finditer(question)}
+    return events_in([k for k in (key(w) for w in tokens(question)) if k not in states])
+
+
 def other_event(asked: set[str], named: set[str]) -> bool:
     """A date attribute naming only events other than (and not agreeing with) the asked."""
     return bool(asked and named and not (named & asked)
@@ -123,6 +137,7 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
     # the schema layer's qualifiers, when claims carry them ({"severity": "Severity 1"}): the
     # words that tell the values of the family apart ("1"), not those they share ("severity")
     quals = _pairs(getattr(claim, "qualifiers", None))
+    names: set[str] = set()
     if quals:
         values = [{key(t) for t in tokens(v)} for _, v in quals]
         for other, _ in siblings:
@@ -143,8 +158,25 @@ def _near_miss(claim: Claim, siblings: Sequence[tuple[Claim, str]], question: se
         return False
     if question & _IN_CHARGE and names_an_agent(claim.attribute):
         return False  # "who *handles* the account" names the account's manager, not its type
-    said = set(mine) | {key(t) for t in tokens(claim.value)}
+    # the qualifier's own name is not a value the family lacks: "how long do *customers*
+    # have to return …" asks every customer tier's window, not a tier the policy omits
+    said = set(mine) | {key(t) for t in tokens(claim.value)} | names
     return bool(question - said - set(SYNONYMS))
+
+
+def other_member(claim: Claim, siblings: Sequence[tuple[Claim, str]],
+                 question: set[str]) -> bool:
+    """The question names the qualifier value of another member of the claim's family and
+    none of its own ("support hours for *Enterprise* customers" is not the Standard row)."""
+    own = {key(t) for _, v in _pairs(getattr(claim, "qualifiers", None)) for t in tokens(v)}
+    if not own or own & question:
+        return False
+    others: set[str] = set()
+    for other, _ in siblings:
+        if other.attribute == claim.attribute and other is not claim:
+            others |= {key(t) for _, v in _pairs(getattr(other, "qualifiers", None))
+                       for t in tokens(v)}
+    return bool((others - own) & question)
 
 
 def _forms(word: str) -> frozenset[str]:
@@ -277,6 +309,7 @@ class AspectMatcher:
     schema_words: dict[str, frozenset[str]]
     _negated: frozenset[str] = frozenset()
     _action: str = ""
+    _window = False
     _owner: tuple[frozenset[str], ...] = ()
     _per: tuple[str, ...] = ()
     _measures: tuple[tuple[str, str], ...] = ()
@@ -291,6 +324,7 @@ class AspectMatcher:
                                   for w in tokens(t))
         action = asked_action(question, stopwords)
         self._action = key(action) if action else ""
+        self._window = asks_window(question)
         self._owner = tuple(_forms(w) for t in asked_owner(question, stopwords)
                             for w in tokens(t))
         self._question_text = question
@@ -305,7 +339,7 @@ class AspectMatcher:
         self._planned = bool(_PLANNED.search(question))
         # the record events a "when" asks the date of, kept for the prose reading
         # (compiler/retrieval/reading.py) that follows the retrieval
-        self._when_events = (events_in([key(w) for w in tokens(question)])
+        self._when_events = (asked_events(question)
                              if answer_type(question) is _TYPES[3][1] else set())
 
     def _excluded(self, claim: Claim, page: _PageDoc | None) -> bool:
@@ -362,6 +396,11 @@ class AspectMatcher:
         (the base schema's and the wiki's own phrases: *battery runtime* is also "battery
         life" where the corpus's schema.yaml says so), each once."""
         c = _Attribute(_attribute_counter([attribute_text(claim), claim.field or ""]))
+        # a number the question asks about inside the band the attribute states ("a *30%*
+        # discount" of "discount above 20% up to 35%") is said by it
+        for n in getattr(self, "_numbers", ()):
+            if n not in c and in_band(claim.attribute, float(n)):
+                c[n] = 1
         for k in attribute_vocabulary(claim.attribute, key, self.schema_words):
             c[k] = c[k] or 1
         # … and the lexicon's words for those words ("life" for a runtime, "owner" for a
@@ -401,7 +440,7 @@ class AspectMatcher:
         if any(unit in said and said[unit] != number and (number, unit) not in set(
                 measures(text)) for number, unit in self._measures):
             return True
-        if self._action:
+        if self._action and not self._window:
             toks = tokens(text)
             uses = [i for i, t in enumerate(toks) if self._action in (
                 key(t), key(t[2:]) if t.startswith("re") else "")]
@@ -724,8 +763,12 @@ class AspectMatcher:
                 attribute_text(claim)):
             return None  # "the oldest truck" is one truck, not the fleet's average age
         verb = getattr(self, "_who_verb", "")
-        if verb and not statement and not covered(verb):
-            return None  # "who approves travel claims" is not answered by the policy's owner
+        if verb and not statement and not covered(verb) and not (
+                page is not None and page.title[verb] and not names_an_agent(claim.attribute)
+                and value_names_an_agent(claim.value)):
+            # "who approves travel claims" is not answered by the policy's owner; a row of
+            # the *approval* policy naming a role ("discount above 35%: CFO") is who approves
+            return None
         if not statement and claim.quote:
             # a name the question qualifies by, said in another clause of the claim's sentence
             # than its value ("184 employees; … a second office in Toronto"), qualifies

@@ -245,19 +245,62 @@ _ACTION = re.compile(
     r"\bhow\s+(?:long|quickly|soon)\s+(?:does|do|did|will|would|can|could|should|must)\s+"
     r"(?:it\s+take\s+(?:for\s+(?:[\w'-]+\s+){1,6}?)?|(?:[\w'-]+\s+){1,6}?take\s+)to\s+"
     r"(?:\w+ly\s+)?(?P<v>[a-z]+)\b", re.I)
+# "how long do customers *have to* return …", "how many days do I get to file …", "how much
+# time does a driver have to report …": the window for an action; a claim answers only when its
+# attribute names that action ("return window", not a support deadline)
+_WINDOW = re.compile(
+    r"\bhow\s+(?:long|much\s+time|many\s+(?:days|weeks|months|hours|minutes|years))\s+"
+    r"(?:(?:does|do|did|will|would|can|could|should|must)\s+(?:[\w'-]+\s+){1,6}?"
+    r"(?:have|get|got)\s+|is\s+there\s+)?to\s+(?:\w+ly\s+)?(?P<v>[a-z]+)\b", re.I)
 _PASSIVE = re.compile(
     r"\bhow\s+(?:long|often)\s+(?:is|are|was|were)\s+(?P<s>(?:[\w'-]+\s+){1,5}?)"
     r"(?P<v>[a-z]+(?:ed|en))\s*(?:[?.!]|$)", re.I)
 
 
+# "how long does a machine have to *sit* idle before …": a verb of lasting names the duration
+# asked (a threshold), not an action with a window
+_LASTING = frozenset("sit wait stay remain be keep run last idle hold spend go pass elapse "
+                     "live sleep rest continue".split())
+
+
 def asked_action(question: str, stopwords: frozenset[str]) -> str:
     """The verb whose duration a "how long does it take to V" / "how long does X take to V" /
-    "how long are X Ved" question asks, or "" (none, or a verb that says nothing: "get")."""
-    for pattern in (_ACTION, _PASSIVE):
+    "how long are X Ved" question asks, or the window a "how long do X have to V" one asks, or
+    "" (none, or a verb that says nothing: "get")."""
+    for pattern in (_ACTION, _WINDOW, _PASSIVE):
         m = pattern.search(question)
-        if m and m.group("v").lower() not in stopwords:
+        if m and m.group("v").lower() not in stopwords and not (
+                pattern is _WINDOW and m.group("v").lower() in _LASTING):
             return m.group("v").lower()
     return ""
+
+
+def asks_window(question: str) -> bool:
+    """A "how long do X have to V" question: its action may be said in other words by a
+    sentence ("wipe" of a deletion deadline), so only an attribute must name it."""
+    m = _WINDOW.search(question)
+    return bool(m) and not _ACTION.search(question) and m.group("v").lower() not in _LASTING
+
+
+def action_object(question: str, stopwords: frozenset[str]) -> list[str]:
+    """What the asked action is done to ("how long do customers have to return *a
+    product*"): part of the action, so no value of a family the answer's attribute belongs to
+    ("a product" is not a tier of customer the return window lacks)."""
+    for pattern in (_ACTION, _WINDOW):
+        m = pattern.search(question)
+        if m and m.group("v").lower() not in stopwords and not (
+                pattern is _WINDOW and m.group("v").lower() in _LASTING):
+            out: list[str] = []
+            for w in _WORD.findall(question[m.end("v"):])[:6]:
+                low = w.lower()
+                if low in _DETERMINERS:
+                    continue
+                if low in _PREPOSITIONS or re.fullmatch(_ENDS, low):
+                    break
+                if low not in stopwords:
+                    out.append(low)
+            return out
+    return []
 
 
 def passive_subject(question: str, stopwords: frozenset[str]) -> list[str]:

@@ -69,6 +69,10 @@ PARAPHRASE_GROUPS: tuple[str, ...] = (
     "trail history",
     "free included complimentary",
     "increase rise raise hike uplift",
+    # a service level agreement is what a vendor guarantees ("the uptime *guarantee*")
+    "sla guarantee guaranteed commitment promise promised",
+    # the firmware or release running now is the latest one ("the *latest* firmware")
+    "current latest newest",
 )
 SYNONYM_GROUPS = SYNONYM_GROUPS + PARAPHRASE_GROUPS
 # a preamble before an embedded question ("I'm writing a report and can't remember how many
@@ -84,6 +88,8 @@ PHRASES = (
     (re.compile(r"\bsign[- ]?in\b|\blog[- ]?in\b", re.I), "login"),
     (re.compile(r"\b(send|bring|give|ship|take)s? (\w+ ){0,3}?back\b", re.I), "return"),
     (re.compile(r"\bline of business\b", re.I), "industry"),
+    # "how much time do I have to …" asks a duration like "how long": "time" names no attribute
+    (re.compile(r"\bhow\s+much\s+time\b", re.I), "how long"),
     (re.compile(r"\bstand[- ]in\b", re.I), "replacement"),
     # a price tag is a price ("what's the price tag on X")
     (re.compile(r"\bprice[- ]tags?\b", re.I), "price"),

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .coverage import (asked_head, asked_scope, head_phrase, keyword_query,
+from .coverage import (action_object, asked_head, asked_scope, head_phrase, keyword_query,
                                 measured_subject, names_an_agent, names_in, unknown_names,
                                 wiki_schema_groups)
 from ..models import Claim, Principal
@@ -16,7 +16,7 @@ from . import scoring
 from .answer_types import (AGENT_TYPES, _HOW_MANY, _TYPED_AS, _TYPES, _WHO, _COUNTED, TYPE_BOOST, TYPE_MISS,
                            answer_type)
 from .abbreviations import spell_out_clipped
-from .aspect import (EVENT_OF, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
+from .aspect import (EVENT_OF, asked_events, other_member, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .acronyms import spell_out
 from .candidates import CandidateIndex, _schema_page
@@ -289,10 +289,11 @@ class Retriever(CandidateIndex, AspectMatcher):
         page_score = {eid: base[eid] + scoring.LINK_SHARE * max(
             (base.get(o, 0.0) for o in links.get(eid, ())), default=0.0) for eid in docs}
         wanted = answer_type(question)
+        self._numbers = tuple(t for t in terms if t.isdigit())
         # what the question asks, read by the claim-side checks (compiler/retrieval/aspect.py)
         self._asks_who = bool(_WHO.search(question))
         # the record event a "when" asks the date of ("fixed", "created", "due")
-        self._events = (events_in([key(w) for w in tokens(_rewrite(question))])
+        self._events = (asked_events(_rewrite(question))
                         if wanted is _TYPES[3][1] else set())
         self._asked_pages = set(self._named)
         # "how many" counts things: a price is a number but not a count of anything
@@ -300,7 +301,9 @@ class Retriever(CandidateIndex, AspectMatcher):
         measured = measured_subject(_rewrite(question), STOPWORDS | FRAME_WORDS)
         self._measured = (("" if not measured[0] else (_noun_keys(measured[0]) or ("",))[-1],
                            key(measured[1])) if measured else None)
-        return _Clause(question=question, terms=terms, docs=docs, weight=weight,
+        obj = frozenset(key(w) for t in action_object(_rewrite(question), STOPWORDS | FRAME_WORDS)
+                        for w in tokens(t))
+        return _Clause(question=question, terms=terms, docs=docs, weight=weight, action_object=obj,
                        total_weight=sum(weight.values()) or 1.0, links=links,
                        page_score=page_score,
                        ranked=sorted(docs, key=lambda e: (-page_score[e], e)),
@@ -397,7 +400,8 @@ class Retriever(CandidateIndex, AspectMatcher):
                 and eid not in owned
             if named:
                 s *= ENTITY_BOOST if eid in named else 1.0 if eid in around else ENTITY_MISS
-            miss = _near_miss(claim, docs[eid].claims, qset)
+            miss = (_near_miss(claim, docs[eid].claims, qset - q.action_object)
+                    or other_member(claim, docs[eid].claims, qset))
             if miss:
                 s *= NEAR_MISS
                 # a family whose words the question says only as its page's kind ("the SaaS
@@ -603,6 +607,7 @@ class _Clause:
     missing: set[tuple[str, str]] = field(default_factory=set)
     named_family: set[tuple[str, str]] = field(default_factory=set)
     present: set[tuple[str, str]] = field(default_factory=set)
+    action_object: frozenset[str] = frozenset()  # "return *a product*": part of the action
 
 
 def retrieve(state: State, question: str, who: Principal | None, k_pages: int = 5,

@@ -195,7 +195,10 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
 
     def page(r: Request, v: Viewer, who: str | None) -> str | None:
         p = v.page(pid(r))
-        return H.page(p, who) if p else None
+        if p is None:
+            filed = v.answer_page(pid(r))
+            return H.filed_answer(filed, who) if filed else None
+        return H.page(p, who)
 
     def search(r: Request, v: Viewer, who: str | None) -> str:
         return H.search(q(r), v.search(q(r)), who)
@@ -291,7 +294,8 @@ def build_app(wiki: Path, cfg: AuthConfig, trust: Trust,
         Route("/api/ask", json_view(lambda r, v: v.ask_answer(q(r)))),
         Route("/api/dbom/{page:path}", json_view(lambda r, v: v.dbom(pid(r)))),
         Route("/api/history/{page:path}", json_view(lambda r, v: v.history(pid(r)))),
-        Route("/api/pages/{page:path}", json_view(lambda r, v: v.page(pid(r)))),
+        Route("/api/pages/{page:path}", json_view(
+            lambda r, v: v.page(pid(r)) or v.answer_page(pid(r)))),
         Route("/api/answers", json_view(lambda r, v: v.answers())),
         Route("/api/answers/{rid}", json_view(lambda r, v: v.audit(r.path_params["rid"]))),
     ]

@@ -11,7 +11,7 @@ from ..provenance.answers import AuditReport
 from ..sanitize import link_target
 from ..query import Answer
 from .visible import (
-    AnswerSummary, ClaimOut, DbomOut, HistoryEntry, PageOut, PageRef, SearchHit,
+    AnswerSummary, ClaimOut, DbomOut, FiledPageOut, HistoryEntry, PageOut, PageRef, SearchHit,
 )
 
 CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -154,6 +154,13 @@ def page(p: PageOut, who: str | None) -> str:
             "<h2>Sources</h2><table><tr><th>Record</th><th>Version</th><th>SHA-256</th>"
             f"<th>Title</th></tr>{src}</table>")
     return layout(p.title, body, who)
+
+
+def filed_answer(a: FiledPageOut, who: str | None) -> str:
+    """A filed answer's page: its markdown as text (the sources' words in it stay data)."""
+    body = (f"<h1>{inert(a.title)}</h1><p>{inert(a.type)} · filed answer</p>"
+            f"<pre>{inert(a.text)}</pre>")
+    return layout(a.title, body, who)
 
 
 def search(q: str, hits: list[SearchHit], who: str | None) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from ..answer_pages import ANSWER_TYPE, answer_page_text
 from ..build import wiki_state
 from ..canonical import sha256_hex
 from ..models import Claim, Principal
@@ -34,6 +35,7 @@ from ..text import words
 from ..views import PageView, page_view
 
 SEARCH_LIMIT = 20
+_FRONTMATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
 @contextmanager
@@ -46,6 +48,15 @@ _CANDIDATES = 400
 
 
 # -- the JSON shapes (also what the HTML templates render) -------------------------------------
+class FiledPageOut(BaseModel):
+    """An answer filed back into the wiki: its page's markdown, shown as text."""
+
+    id: str
+    title: str = Field(description="the question")
+    type: str = ANSWER_TYPE
+    text: str = Field(description="the page's markdown after its frontmatter")
+
+
 class PageRef(BaseModel):
     id: str
     title: str
@@ -179,7 +190,27 @@ class Viewer:
 
     def index(self) -> list[PageRef]:
         refs = [r for r in (self.ref(eid) for eid in self.state.page_ids()) if r is not None]
+        refs += [PageRef(id=a.id, title=a.title, type=a.type) for a in self.filed()]
         return sorted(refs, key=lambda r: (r.type, r.title.lower(), r.id))
+
+    def filed(self) -> list[FiledPageOut]:
+        """The answers filed back into the wiki (compiler/answer_pages.py) this principal may
+        read: only those whose every cited claim they may see, as ``folio show`` decides."""
+        prefix = f"{ANSWER_TYPE}/"
+        ids = [i for i in self.state.page_ids() if i.startswith(prefix)]
+        return [a for a in (self.answer_page(i) for i in ids) if a is not None]
+
+    def answer_page(self, name: str) -> FiledPageOut | None:
+        """A filed answer's page as its signed file says (None: not an answer page, or not
+        for this principal: the same as a missing page)."""
+        if not name.startswith(f"{ANSWER_TYPE}/"):
+            return None
+        text = answer_page_text(self.wiki, self.state, name, self.who)
+        if text is None:
+            return None
+        row = self.state.index_rows_of([name]).get(name)
+        body = _FRONTMATTER.sub("", text, count=1)
+        return FiledPageOut(id=name, title=row[1] if row else name, text=body)
 
     def claim_out(self, c: Claim, status: str) -> ClaimOut:
         target = reference_target(c)

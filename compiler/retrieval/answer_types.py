@@ -10,6 +10,7 @@ from .coverage import digits as _digits
 _COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
 # value types of the schema that never name someone
 _NOT_NAMES = frozenset("enum number money percent duration date datetime boolean".split())
+_EVERY = re.compile(r"\bevery\s+(?:\d|other\b|few\b)", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}:\d\d\b|\d{4}-\d\d-\d\d")
 _WHO = re.compile(r"^\s*(?:who|whom)\b|\bwho(?:'s|\s+is|\s+are|\s+was)?\b", re.I)
 # page types a "who" question may be answered with a link to (people, teams, organisations)
@@ -29,8 +30,10 @@ _TYPES = (
                 r"\d+x\d+", re.I)),
     (re.compile(r"\b(what|which) (percentage|percent|share|proportion)\b|\bhow many percent",
                 re.I), re.compile(r"\d\s*%|\bpercent")),
+    # (an amount a verb asks: "what do we *charge* for …", "what did the compressor *cost*")
     (re.compile(r"\bhow (many|much|big|large)\b|\bwhat (is|are) the (number|amount|price|cost|rate|"
-                r"size|total)\b", re.I), re.compile(r"\d")),
+                r"size|total)\b|\bwhat\s+(?:do|does|did|will|would)\s+(?:[\w'-]+\s+){0,5}?"
+                r"(?:charge|cost|pay)\b", re.I), re.compile(r"\d")),
     # "when" asks for a date where it starts a clause ("By when must I …"), not as a
     # conjunction ("the step when handling returns")
     (re.compile(r"(?:^\s*|[,;]\s*|\b(?:and|by|until|since|from)\s+)when\b|"
@@ -57,6 +60,12 @@ def _shaped(wanted: re.Pattern, value: str, value_type: str | None = None) -> bo
     if wanted is _TYPES[4][1] and value_type in _NOT_NAMES:
         return False  # "who manages the account" is not answered by its account *type*
     v = _digits(value)
+    if wanted is _TYPES[2][1] and (value_type in ("date", "datetime") or (
+            _CLOCK.search(v) and not _MONEY.search(v) and value_type not in (
+                "number", "money", "percent", "duration"))):
+        return False  # "how much will it cost" is not answered by a due date
+    if wanted is _TYPES[3][1] and _EVERY.search(v) and not _TYPES[3][1].search(v):
+        return False  # "every 5 minutes" is how often, not when
     if wanted is _TYPES[0][1] and _MONEY.search(v) and value_type != "duration":
         return False  # "EUR 300 per year" is an amount, not how long anything takes
     return bool(wanted.search(v) or (wanted is _TYPES[3][1] and _TYPES[0][1].search(v))

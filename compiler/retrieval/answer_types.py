@@ -30,10 +30,8 @@ _TYPES = (
                 r"\d+x\d+", re.I)),
     (re.compile(r"\b(what|which) (percentage|percent|share|proportion)\b|\bhow many percent",
                 re.I), re.compile(r"\d\s*%|\bpercent")),
-    # (an amount a verb asks: "what do we *charge* for …", "what did the compressor *cost*")
     (re.compile(r"\bhow (many|much|big|large)\b|\bwhat (is|are) the (number|amount|price|cost|rate|"
-                r"size|total)\b|\bwhat\s+(?:do|does|did|will|would)\s+(?:[\w'-]+\s+){0,5}?"
-                r"(?:charge|cost|pay)\b", re.I), re.compile(r"\d")),
+                r"size|total)\b", re.I), re.compile(r"\d")),
     # "when" asks for a date where it starts a clause ("By when must I …"), not as a
     # conjunction ("the step when handling returns")
     (re.compile(r"(?:^\s*|[,;]\s*|\b(?:and|by|until|since|from)\s+)when\b|"
@@ -44,11 +42,16 @@ _TYPES = (
                 r"thursday|friday|saturday|sunday)\b", re.I)),
     (re.compile(r"^\s*(who|whom)\b|\bwho (is|are|leads|owns|runs|approves)\b", re.I),
      re.compile(r"^[^\d]*[A-Z][^\d]*$")),
+    # an amount a verb asks ("what do we *charge* for …", "what did the compressor *cost*"):
+    # money or a share, not any number ("1 nurse for every 4 chairs")
+    (re.compile(r"\bwhat\s+(?:do|does|did|will|would)\s+(?:[\w'-]+\s+){0,5}?"
+                r"(?:charge|cost|pay)\b", re.I),
+     re.compile(_MONEY.pattern + r"|\d\s*%", re.I)),
 )
 # the schema's value types that answer each kind of question (compiler/schema/model.py)
 _TYPED_AS = {id(_TYPES[0][1]): {"duration"}, id(_TYPES[1][1]): {"percent"},
              id(_TYPES[2][1]): {"number", "money", "percent", "duration"},
-             id(_TYPES[3][1]): {"date", "datetime"}}
+             id(_TYPES[3][1]): {"date", "datetime"}, id(_TYPES[5][1]): {"money", "percent"}}
 TYPE_BOOST = 2.0  # a claim whose value has the shape the question asks for
 TYPE_MISS = 0.6  # … and one whose value has not
 

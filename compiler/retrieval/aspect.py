@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .ranges import in_band
-from .coverage import (UNRESTRICTING, bound_of, asked_action, asks_window, asked_condition, keyword_query, asked_owner, asked_subject,
+from .coverage import (UNRESTRICTING, bound_of, names_in, asked_action, asks_window, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
@@ -104,6 +104,24 @@ def says_nothing(claim: Claim) -> bool:
 
 _COUNT_OF = re.compile(r"\b(?:number|count|quantity)\s+of\s+(?:the\s+|our\s+)?(?P<n>[^\W\d_]+)",
                        re.I)
+
+
+# numbers that count no things: spans of time, amounts, times of day, dates, shares
+_UNCOUNTED = re.compile(
+    r"\d[\d,.]*\s*-?\s*(?:business\s+|calendar\s+|working\s+)?(?:second|minute|min|hour|hr|"
+    r"day|week|month|year)s?\b|[$€£¥]\s*\d[\d,.]*|\d[\d,.]*\s*(?:%|percent)|\d{1,2}:\d\d|"
+    r"\d{4}-\d\d(?:-\d\d)?", re.I)
+
+
+def _restates(value: str, question: str) -> bool:
+    """A name the question already says ("Polar Peak" of *Polar Peak Creamery*): a value of
+    two or more words of which all but one are the question's own restates what is asked of,
+    it does not answer it."""
+    words = value.split()
+    if not 2 <= len(words) <= 5 or not all(re.fullmatch(r"[A-Z][\w'&.-]*", w) for w in words):
+        return False  # a proper name, capitalised word by word
+    named = {key(w) for w in names_in(question, STOPWORDS)}
+    return sum(key(w) not in named for w in words) <= 1
 
 
 def _noun_keys(word: str) -> tuple[str, ...]:
@@ -735,6 +753,11 @@ class AspectMatcher:
         if noun and set(noun) & NUMERIC_NOUNS and not statement and claim.value_type not in (
                 "money", "number", "percent") and not re.search(r"\d", claim.value):
             return None  # "annual revenue" is an amount, not a deal's stage
+        if getattr(self, "_counting", False) and not re.search(r"\d", _UNCOUNTED.sub(
+                " ", _digits(claim.value))):
+            return None  # "how many chairs": "booked in 30-minute slots" counts no chairs
+        if not statement and _restates(claim.value, getattr(self, "_question_text", "")):
+            return None  # "which insurer handles the Polar Peak claim" is not Polar Peak Creamery
         if getattr(self, "_counting", False) and (
                 claim.value_type in ("money", "date", "datetime") or _MONEY.search(claim.value)
                 or _CLOCK.search(claim.value)):

@@ -458,7 +458,8 @@ class Retriever(CandidateIndex, AspectMatcher):
                  if k not in entity_words]
         # … and so must a year it names: "the return window in 2031" is a value no source
         # decided, not today's window
-        names += [y for y in _YEAR.findall(question) if y not in entity_words and y not in names]
+        years = [y for y in _YEAR.findall(question) if y not in entity_words]
+        names += [y for y in years if y not in names]
         self._names_asked = names
         for e in evid:
             eid = e.claim.subject
@@ -478,6 +479,10 @@ class Retriever(CandidateIndex, AspectMatcher):
             if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
                            for d in near_pages) for n in names):
                 continue
+            if e.claim.kind == "statement" and any(
+                    y not in e.claim.quote and y not in e.claim.value and not docs[eid].title[y]
+                    for y in years):
+                continue  # a sentence of its own year: "the 2027 counter-offer" is not 2026's
             e.aspect = self._aspect(e.claim, q.terms, head, q.weight,
                                     entity_words | set(docs[eid].title), q.wanted, docs[eid],
                                     noun)

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from answer_corpus import abstains, answers, markdown_state
+from compiler.retrieval.answer_types import _shaped, answer_type
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -76,6 +77,8 @@ type: ticket
 
 Replacement kennel door for the Bristol Clinic.
 
+Replacement due: 2026-12-01
+
 Delivery date: 2026-08-02
 """,
     "vet-12.md": """---
@@ -89,6 +92,7 @@ Booking system outage at the Bath Clinic.
 
 Resolved: 2026-09-14
 Duration: 40 minutes
+Clinic: Bath Clinic Animal Hospital
 """,
     "bristol.md": """---
 title: Bristol Clinic
@@ -113,6 +117,14 @@ type: policy
 Boarding costs EUR 30 per night, food included.
 
 Up to 12 cats per boarding room.
+
+Boarding rooms are cleaned in 45-minute slots.
+
+Grooming tables are booked in 20-minute slots.
+
+Room temperature logs are checked every 4 hours.
+
+In the 2027 tender the clinic offers boarding at EUR 28 per night.
 """,
     "fees.md": """---
 title: Fee Schedule 2027
@@ -145,6 +157,16 @@ def state(tmp_path_factory):
     "How much does boarding cost per night in 2031?",
     # a lower bound asked, an upper bound stated
     "Is there a floor on how many cats can share a boarding room?",
+    # an amount asked by a verb is money, not any number
+    "What do we charge for cleaning a boarding room?",
+    # "every 4 hours" says how often, not when
+    "When will the temperature logs be replaced?",
+    # a sentence of another year (the 2027 tender) does not answer about 2026
+    "How much does boarding cost per night in the 2026 tender?",
+    # a count of nothing counted: minutes are no rooms
+    "How many grooming tables does the clinic have?",
+    # a name the question already says is no answer ("which vet" of the Bath Clinic)
+    "Which insurer handled the VET-12 outage claim of Bath Clinic Animal Hospital?",
     # "when" of a count
     "When did the number of kennels at the Bristol Clinic last change?",
 ])
@@ -169,6 +191,13 @@ def test_the_same_pages_answer_what_they_hold(state, question: str, value: str) 
     answers(state, question, value)
 
 
+def test_how_much_is_no_date_and_every_is_no_when() -> None:
+    assert not _shaped(answer_type("How much will the replacement cost?"), "2026-12-01", "date")
+    assert _shaped(answer_type("How much will the replacement cost?"), "EUR 400")
+    assert not _shaped(answer_type("When are the logs checked?"), "every 4 hours")
+    assert _shaped(answer_type("When are the logs checked?"), "2026-12-01")
+
+
 def test_the_generator_makes_checked_twins(state) -> None:
     wiki = near_miss.Wiki(state)
     q = {"question": "What is the referral manager of Specialist Referral?", "kind": "single",
@@ -190,3 +219,13 @@ def test_the_generator_makes_checked_twins(state) -> None:
     # the checker: a page that says every word (or a synonym) of a concept
     assert wiki.says("product/thermo-kennel", "warranty period")
     assert not wiki.says("product/thermo-kennel", "humidity")
+
+
+def test_a_value_restating_the_questions_name_is_no_answer() -> None:
+    from compiler.retrieval.aspect import _restates
+    question = "Which insurer handles the Polar Peak cargo claim?"
+    assert _restates("Polar Peak Creamery", question)
+    assert not _restates("Northgate Mutual", question)
+    assert not _restates("#platform-oncall", "Which chat channel does Platform use for on-call?")
+    # a lower-case word of the question is no name ("customer service" of "a customer")
+    assert not _restates("Customer Service", "Which team answers when a customer calls?")

@@ -229,3 +229,7 @@ def test_a_value_restating_the_questions_name_is_no_answer() -> None:
     assert not _restates("#platform-oncall", "Which chat channel does Platform use for on-call?")
     # a lower-case word of the question is no name ("customer service" of "a customer")
     assert not _restates("Customer Service", "Which team answers when a customer calls?")
+    # one word of the question's names is no restating ("Customer Operations" owns Customer
+    # Onboarding)
+    assert not _restates("Customer Operations",
+                         "What is the onboarding owner of Customer Onboarding?")

@@ -121,7 +121,8 @@ def _restates(value: str, question: str) -> bool:
     if not 2 <= len(words) <= 5 or not all(re.fullmatch(r"[A-Z][\w'&.-]*", w) for w in words):
         return False  # a proper name, capitalised word by word
     named = {key(w) for w in names_in(question, STOPWORDS)}
-    return sum(key(w) not in named for w in words) <= 1
+    inside = sum(key(w) in named for w in words)
+    return inside >= 2 and len(words) - inside <= 1
 
 
 def _noun_keys(word: str) -> tuple[str, ...]:

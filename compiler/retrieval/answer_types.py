@@ -10,6 +10,8 @@ from .coverage import digits as _digits
 _COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
 # value types of the schema that never name someone
 _NOT_NAMES = frozenset("enum number money percent duration date datetime boolean".split())
+_COST_ASKED = re.compile(r"\bhow\s+much\b(?:\s+[\w'-]+){0,8}?\s+(?:cost|costs|charge|charged|pay|"
+                         r"paid|spend|spent)\b", re.I)
 _EVERY = re.compile(r"\bevery\s+(?:\d|other\b|few\b)", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}:\d\d\b|\d{4}-\d\d-\d\d")
 _WHO = re.compile(r"^\s*(?:who|whom)\b|\bwho(?:'s|\s+is|\s+are|\s+was)?\b", re.I)
@@ -78,6 +80,8 @@ def _shaped(wanted: re.Pattern, value: str, value_type: str | None = None) -> bo
 def answer_type(question: str) -> re.Pattern | None:
     """The pattern of the value a question asks for (a duration, a quantity, a date, a
     name), or None when its words do not say."""
+    if _COST_ASKED.search(question):
+        return _TYPES[5][1]  # "how much will it cost": an amount, not any number
     for asks, looks in _TYPES:
         if asks.search(question):
             return looks

@@ -113,6 +113,26 @@ _UNCOUNTED = re.compile(
     r"\d{4}-\d\d(?:-\d\d)?", re.I)
 
 
+_PERIOD = re.compile(r"\b(?:(hour|dai|day|week|month|annual|year|night)(?:ly|s)?\b|"
+                     r"(?:per|a|an|each|every)\s+(hour|day|week|month|year|night|annum))", re.I)
+_PERIOD_OF = {"dai": "day", "annual": "year", "annum": "year"}
+_FOUR_WEEKS = re.compile(r"\b(?:4|four)[- ]weeks?\b|\b(?:28|30) days\b", re.I)
+
+
+def _periods(text: str) -> set[str]:
+    """The periods a rate is given per ("weekly", "per day", "a month"), as their nouns."""
+    out = set()
+    for m in _PERIOD.finditer(text):
+        word = (m.group(1) or m.group(2)).lower()
+        if m.group(1) and not m.group(0).lower().endswith("ly") and m.group(0).lower() not in (
+                "annual",):
+            continue  # a bare "day" or "years" is a span, not a rate's period
+        out.add(_PERIOD_OF.get(word, word))
+    if _FOUR_WEEKS.search(text):
+        out.add("month")  # a rate card's "4-week" column is its month
+    return out
+
+
 def _restates(value: str, question: str) -> bool:
     """A name the question already says ("Polar Peak" of *Polar Peak Creamery*): a value of
     two or more words of which all but one are the question's own restates what is asked of,
@@ -737,6 +757,11 @@ class AspectMatcher:
             return None  # "how much PTO do part-time employees get" is not all staff's PTO
         if page is not None and self._off_condition(claim, page, entity, covered, weight):
             return None  # "a fee if a customer returns late" is not a restocking fee
+        asked_period = _periods(getattr(self, "_question_text", ""))
+        if asked_period and not statement:
+            stated = _periods(f"{attribute_text(claim)} {claim.value} {claim.quote}")
+            if stated and not stated & asked_period:
+                return None  # "the weekly price" is not "$18 per day"
         asked_bound = bound_of(getattr(self, "_question_text", ""), asked=True)
         if asked_bound is not None and bound_of(f"{attribute_text(claim)} {claim.value} "
                                                 f"{claim.quote}") not in (None, asked_bound):

@@ -41,6 +41,7 @@ from ..state import State
 from .abbreviations import spell_out_clipped
 from .aspect import LINKS_TO, says_nothing
 from .coverage import KIND_WORDS, bound_of as _bound_of, names_in
+from .aspect import _periods
 from .scoring import idf
 from .text import (FRAME_WORDS, STOPWORDS, SYNONYMS, SYNONYM_WEIGHT, _rewrite, key, stem, stems,
                    tokens)
@@ -327,6 +328,7 @@ class ValueReader:
         # 2031" is no value a source decided for 2031)
         self.years = list(dict.fromkeys(_YEAR.findall(undated)))
         self.bound = _bound_of(question, asked=True)
+        self.periods = _periods(question)
         dates = [(_CALENDAR[m["m"].lower()], int(m["d"]) if m["d"] else None)
                  for m in _Q_DATE.finditer(question) if m["m"][0].isupper()]
         titles = _record_titles(state, {c.source.key for d in docs.values() for c, _ in d.claims})
@@ -370,6 +372,12 @@ class ValueReader:
             return
         if any(y not in cl.text and y not in label and y not in context for y in self.years):
             return
+        said_years = set(_YEAR.findall(cl.text))
+        if self.years and said_years and not said_years & set(self.years):
+            return  # "the 2027 counter-offer" is not the 2026 contract's
+        if self.periods and (stated := _periods(f"{cl.label} {cl.text}")) and not (
+                stated & self.periods):
+            return  # "the weekly price" is not "$18 per day"
         if self.bound is not None and _bound_of(cl.text) not in (None, self.bound):
             return  # "is there a *floor* on class size" is not answered by "up to 400"
         if self._rt.vetoes_clause(claim, cl.text, title):

@@ -479,9 +479,10 @@ class Retriever(CandidateIndex, AspectMatcher):
             if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
                            for d in near_pages) for n in names):
                 continue
-            if e.claim.kind == "statement" and any(
-                    y not in e.claim.quote and y not in e.claim.value and not docs[eid].title[y]
-                    for y in years):
+            said = set(_YEAR.findall(f"{e.claim.value} {e.claim.quote}"))
+            if e.claim.kind == "statement" and years and (
+                    (said and not said & set(years)) or any(
+                        y not in said and not docs[eid].title[y] for y in years)):
                 continue  # a sentence of its own year: "the 2027 counter-offer" is not 2026's
             e.aspect = self._aspect(e.claim, q.terms, head, q.weight,
                                     entity_words | set(docs[eid].title), q.wanted, docs[eid],

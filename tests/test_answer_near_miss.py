@@ -11,6 +11,11 @@ qualifiers, not only share most of the question's words.
 * a year the question names must be said by the answer's page or clause ("in 2031");
 * a lower bound asked ("is there a *floor* on …") is not answered by an upper bound stated
   ("up to 12"), nor the reverse;
+* a rate's period is asked ("the weekly rental" is not "EUR 15 per day");
+* an amount asked ("what do we charge", "how much … cost") is money, never a date or a count;
+  "every 4 hours" is no "when"; a sentence naming another year (the 2027 tender) does not
+  answer about 2026; minutes count no tables; a value restating the question's name ("Polar
+  Peak Creamery" of "the Polar Peak claim") does not answer it;
 * "when did the *number of kennels* change" asks about a count: neither the clinic's opening
   hours nor its kennels' average age answer it.
 
@@ -65,6 +70,7 @@ type: product
 The Thermo Kennel is a heated recovery kennel for small animals.
 
 Operating temperature: 5 to 35 °C
+Rental: EUR 15 per day
 Warranty period: 2 years
 Price: EUR 1,200
 """,
@@ -167,6 +173,10 @@ def state(tmp_path_factory):
     "How many grooming tables does the clinic have?",
     # a name the question already says is no answer ("which vet" of the Bath Clinic)
     "Which insurer handled the VET-12 outage claim of Bath Clinic Animal Hospital?",
+    # a rate of another period
+    "What is the weekly rental of the Thermo Kennel?",
+    # "how much … cost" asks an amount; a sentence naming another year is not the asked year's
+    "How much does boarding cost per night in the 2026 offer?",
     # "when" of a count
     "When did the number of kennels at the Bristol Clinic last change?",
 ])
@@ -182,6 +192,7 @@ def test_near_misses_are_not_answered(state, question: str) -> None:
     ("How long is the warranty on the Thermo Kennel?", "2 years"),
     ("How long did the VET-12 outage last?", "40 minutes"),
     ("How much does boarding cost per night?", "EUR 30"),
+    ("What is the daily rental of the Thermo Kennel?", "EUR 15"),
     ("Is there a cap on how many cats can share a boarding room?", "12"),
     ("What is the microchipping fee in 2027?", "EUR 25"),
     ("How many kennels does the Bristol Clinic have?", "24"),
@@ -193,6 +204,7 @@ def test_the_same_pages_answer_what_they_hold(state, question: str, value: str) 
 
 def test_how_much_is_no_date_and_every_is_no_when() -> None:
     assert not _shaped(answer_type("How much will the replacement cost?"), "2026-12-01", "date")
+    assert not _shaped(answer_type("How much will the second door cost?"), "door 2 of 3")
     assert _shaped(answer_type("How much will the replacement cost?"), "EUR 400")
     assert not _shaped(answer_type("When are the logs checked?"), "every 4 hours")
     assert _shaped(answer_type("When are the logs checked?"), "2026-12-01")

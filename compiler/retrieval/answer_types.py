@@ -10,7 +10,7 @@ from .coverage import digits as _digits
 _COUNTED = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
 # value types of the schema that never name someone
 _NOT_NAMES = frozenset("enum number money percent duration date datetime boolean".split())
-_COST_ASKED = re.compile(r"\bhow\s+much\b(?:\s+[\w'-]+){0,8}?\s+(?:cost|costs|charge|charged|pay|"
+_COST_ASKED = re.compile(r"\bhow\s+much\b(?:\s+[\w'-]+){0,10}?\s+(?:cost|costs|charge|charged|pay|"
                          r"paid|spend|spent)\b", re.I)
 _EVERY = re.compile(r"\bevery\s+(?:\d|other\b|few\b)", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}:\d\d\b|\d{4}-\d\d-\d\d")

@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+import msgspec
 import orjson
 
 from pydantic import ValidationError
@@ -59,20 +60,125 @@ def decode_json(path: str, data: bytes) -> Any | RecordError:
 def payload_items(
     path: str, data: bytes, list_key: str,
     single: Callable[[dict[str, Any]], tuple[str, Any] | None], expected: str,
-) -> tuple[dict[str, Any], list[tuple[str, Any]]] | RecordError:
+    lazy: bool = True,
+) -> tuple[dict[str, Any], list[Item]] | RecordError:
     """An export that is a list response (``{list_key: [...]}``) or one object (``single``
-    picks it out of the document): the document and its (pointer, object) pairs, or one
-    RecordError saying what the file should have been."""
+    picks it out of the document): the document and its payload objects, or one RecordError
+    saying what the file should have been.
+
+    ``lazy``: the connector builds each object's record from the object and the rest of the
+    document alone (not from what it gathers over all of its objects). Then, in a file the
+    :class:`ItemMemo` remembers, only the objects whose bytes changed are decoded, and the
+    document returned lacks ``list_key``."""
+    if lazy:
+        got = lazy_items(data, list_key)
+        if got is not None:
+            return got
     doc = decode_json(path, data)
     if isinstance(doc, RecordError):
         return doc
     if isinstance(doc, dict) and isinstance(doc.get(list_key), list):
         memo_context(list_key, doc)
-        return doc, [(f"{list_key}[{i}]", obj) for i, obj in enumerate(doc[list_key])]
+        objs = doc[list_key]
+        raws = raw_list(data, list_key, len(objs))
+        return doc, [Item(f"{list_key}[{i}]", obj, raws[i] if raws else None)
+                     for i, obj in enumerate(objs)]
     one = single(doc) if isinstance(doc, dict) else None
     if one is None:
         return RecordError(path=path, message=f"not {expected}")
-    return doc, [one]
+    return doc, [Item(*one)]
+
+
+_BOM = b"\xef\xbb\xbf"
+_RAW_DOC = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def _split(data: bytes, list_key: str) -> tuple[dict[str, Any], list[Any]] | None:
+    """The document's top-level values and its list's objects, each as its own bytes
+    (msgspec.Raw) without the whitespace between tokens, undecoded; None when the document is
+    not a JSON object holding that list, or is anything msgspec refuses (the json module then
+    decides, and words the error)."""
+    try:
+        # compact first: an export written again with another indent keeps its digests
+        # (strings and numbers are copied as they are, so equal bytes are equal values)
+        compact = msgspec.json.format(data[3:] if data.startswith(_BOM) else data, indent=-1)
+        top = _RAW_DOC.decode(compact)
+        raw = top.get(list_key)
+        return (top, _RAW_LIST.decode(raw)) if raw is not None else None
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+
+
+def raw_list(data: bytes, list_key: str, n: int) -> list[Any] | None:
+    """The bytes of each of the ``n`` objects of the document's list, for the memo's digests
+    (None without a memo, or when they cannot be told apart)."""
+    if ITEM_MEMO is None:
+        return None
+    got = _split(data, list_key)
+    return got[1] if got is not None and len(got[1]) == n else None
+
+
+def _loads(raw: Any) -> Any:
+    return json.loads(bytes(raw).decode("utf-8"), parse_constant=_reject_constant)
+
+
+_UNREAD = object()
+
+
+def lazy_items(
+    data: bytes, list_key: str, needs: Callable[[bytes], bool] | None = None,
+    gather: Callable[[list[Any]], Any] | None = None, extra: Callable[[Any, Any], Any] | None = None,
+) -> tuple[dict[str, Any], list[Item]] | None:
+    """The document (without ``list_key``) and objects of a list export the :class:`ItemMemo`
+    remembers, decoding only the objects it does not know by their bytes; None for anything
+    else, and for any object or value the json module refuses: the whole file is then decoded
+    the usual way, so that its error names the file's line and column.
+
+    For a connector whose records take something it gathers over the file's objects:
+    ``gather`` is given the objects ``needs`` picks by their bytes (it must pick every one that
+    adds to it), decoded, in file order; ``extra(raw, gathered)`` is what of it an object's
+    record takes (its memo digest's ``extra``, as the connector passes to :func:`build_memo`)."""
+    memo = ITEM_MEMO
+    if memo is None or not memo.known:
+        return None
+    got = _split(data, list_key)
+    if got is None:
+        return None
+    top, raws = got
+    objs: list[Any] = [_UNREAD] * len(raws)
+    items: list[Item] = []
+    try:
+        doc = {k: _loads(v) for k, v in top.items() if k != list_key}
+        picked = [i for i, raw in enumerate(raws) if needs(bytes(raw))] if needs else []
+        for i in picked:
+            objs[i] = _loads(raws[i])
+        gathered = gather([objs[i] for i in picked]) if gather else None
+        memo_context(list_key, doc)
+        for i, raw in enumerate(raws):
+            pointer = f"{list_key}[{i}]"
+            digest = memo.digest(pointer, raw, extra(raw, gathered) if extra else None)
+            known = memo.known_item(digest)
+            if known is not None:
+                items.append(Item(pointer, None, raw, known))
+                continue
+            obj = objs[i]
+            items.append(Item(pointer, _loads(raw) if obj is _UNREAD else obj, raw))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        memo.digests.clear()
+        return None
+    return doc, items
+
+
+def raw_value(raw: Any, key: str) -> Any:
+    """The value at ``key`` of the object whose bytes are ``raw``, decoded alone (the rest is
+    passed over); None when it is not an object or lacks the key. Raises ValueError where
+    the json module would refuse the value."""
+    try:
+        value = _RAW_DOC.decode(raw).get(key)
+    except msgspec.DecodeError:
+        return None
+    return None if value is None else _loads(value)
 
 
 def origin(path: str, pointer: str) -> str:
@@ -132,6 +238,17 @@ class KnownItem(NamedTuple):
     sha256: str
 
 
+class Item(NamedTuple):
+    """One payload object of an export: where it sits (``pointer``), the object (None when
+    the :class:`ItemMemo` knew it and it was not decoded: ``known`` is then its record), and
+    its own bytes in the file (None when they could not be told apart: no memo then)."""
+
+    pointer: str
+    obj: Any
+    raw: Any = None  # bytes-like (msgspec.Raw)
+    known: KnownItem | None = None
+
+
 class ItemMemo:
     """Set (as ``ITEM_MEMO``) by the compile around the parse of one file of a list export it
     parsed before: an object whose digest (of itself, its place in the file, the rest of the
@@ -153,8 +270,19 @@ class ItemMemo:
     def set_context(self, list_key: str, rest: dict[str, Any]) -> None:
         self.context = _digest([self.salt, list_key, rest])
 
-    def digest(self, pointer: str, obj: Any) -> str | None:
-        return None if self.context is None else _digest([self.context, pointer, obj])
+    def digest(self, pointer: str, raw: Any, extra: Any = None) -> str | None:
+        """The digest of an object's bytes as they stand in the file (``raw``), its place and
+        the context, and ``extra`` (what else of the file its record is built from). Of the
+        bytes, not of the decoded object: so an unchanged object need not be decoded at all,
+        and an export written again with other spacing or key order is a memo miss (its
+        objects are built again: time, never a different wiki)."""
+        if self.context is None:
+            return None
+        h = hashlib.sha256(f"{self.context}\0{pointer}\0".encode())
+        if extra is not None:
+            h.update(f"{_digest(extra)}\0".encode())
+        h.update(raw)
+        return h.hexdigest()
 
     def known_item(self, digest: str | None) -> KnownItem | None:
         hit = self.known.get(digest) if digest is not None else None
@@ -184,13 +312,16 @@ ITEM_MEMO: ItemMemo | None = None
 
 
 def build_each(
-    path: str, items: Iterable[tuple[str, Any]], fallback: str,
+    path: str, items: Iterable[Item], fallback: str,
     make: Callable[[Any, str], SourceRecord | None],
 ) -> Iterator[SourceRecord | RecordError | KnownItem]:
-    """:func:`build` over a payload's (pointer, object) pairs, each failure its own error;
-    objects the caller's :class:`ItemMemo` knows come out as :class:`KnownItem`."""
-    for pointer, obj in items:
-        result = build_memo(path, record_label(obj, pointer, fallback), pointer, obj,
+    """:func:`build` over a payload's objects, each failure its own error; objects the
+    caller's :class:`ItemMemo` knows come out as :class:`KnownItem`."""
+    for pointer, obj, raw, known in items:
+        if known is not None:
+            yield known
+            continue
+        result = build_memo(path, record_label(obj, pointer, fallback), pointer, raw,
                             lambda obj=obj, pointer=pointer: make(obj, pointer))
         if result is not None:
             yield result
@@ -206,12 +337,14 @@ def memo_context(list_key: str, doc: dict[str, Any], derived: dict[str, Any] | N
 
 
 def build_memo(
-    path: str, label: str, pointer: str, inputs: Any, make: Callable[[], SourceRecord | None]
+    path: str, label: str, pointer: str, raw: Any, make: Callable[[], SourceRecord | None],
+    extra: Any = None,
 ) -> SourceRecord | RecordError | KnownItem | None:
-    """:func:`build`, unless the :class:`ItemMemo` knows the record ``inputs`` (the payload
-    object and anything else of the file its record is built from) made last time."""
+    """:func:`build`, unless the :class:`ItemMemo` knows the record that the payload object
+    of bytes ``raw`` (None: unknown, no memo) and ``extra`` (anything else of the file its
+    record is built from) made last time."""
     memo = ITEM_MEMO
-    digest = memo.digest(pointer, inputs) if memo is not None else None
+    digest = memo.digest(pointer, raw, extra) if memo is not None and raw is not None else None
     if digest is not None:
         known = memo.known_item(digest)  # type: ignore[union-attr]
         if known is not None:

@@ -64,7 +64,9 @@ class ConfluenceConnector:
     ) -> Iterator[SourceRecord | RecordError]:
         got = payload_items(path, data, "results",
                             lambda d: ("", d) if "id" in d and "type" in d else None,
-                            "a Confluence content list ({'results': [...]}) or content object")
+                            "a Confluence content list ({'results': [...]}) or content object",
+                            # every page's text takes the names of users any object names
+                            lazy=False)
         if isinstance(got, RecordError):
             yield got
             return

@@ -35,7 +35,10 @@ from compiler.directory import salesforce_id18
 from compiler.models import ACL, Reference, Scalar, SourceRecord
 from compiler.slug import slugify
 
-from ._common import FieldError, as_dict, build_memo, decode_json, memo_context, origin
+from ._common import (
+    FieldError, Item, as_dict, build_memo, decode_json, lazy_items, memo_context, origin,
+    raw_list, raw_value,
+)
 from .base import RecordError, SourceConfig
 from .privacy import declared_acl, person, restricted, union
 from .timefmt import parse_timestamp
@@ -62,27 +65,61 @@ class SalesforceConnector:
     def parse(
         self, path: str, data: bytes, source: SourceConfig, tenant: str
     ) -> Iterator[SourceRecord | RecordError]:
-        doc = decode_json(path, data)
-        if isinstance(doc, RecordError):
-            yield doc
+        got = lazy_items(data, "records", _may_be_share, _share_rows, _shares_of)
+        if got is None:
+            got = _decoded(path, data)
+            if isinstance(got, RecordError):
+                yield got
+                return
+        doc, items = got
+        if "deletedRecords" in doc:
             return
-        if isinstance(doc, dict) and "deletedRecords" in doc:
-            return
-        if not (isinstance(doc, dict) and isinstance(doc.get("records"), list)):
-            yield RecordError(path=path, message="not a Salesforce query response ({'records': [...]})")
-            return
-        shares = _share_rows(doc["records"])
-        memo_context("records", doc)
-        for i, row in enumerate(doc["records"]):
+        # share rows never make a record, so the memo never skips them: all are here
+        shares = _share_rows([obj for _, obj, _, known in items if known is None])
+        for pointer, row, raw, known in items:
+            if known is not None:
+                yield known
+                continue
             if _is_share(row):
                 continue  # a grant on another row of this file, read above
-            pointer = f"records[{i}]"
             label = _record_id(row) or pointer
-            # a row's record is built from the row and the file's share rows granting on it
-            result = build_memo(path, label, pointer, [row, shares.get(label)],
-                                partial(_record, row, pointer, path, source, tenant, shares))
+            # a row's record takes the share rows of the file that grant on it
+            result = build_memo(path, label, pointer, raw,
+                                partial(_record, row, pointer, path, source, tenant, shares),
+                                extra=shares.get(label))
             if result is not None:
                 yield result
+
+
+def _decoded(path: str, data: bytes) -> tuple[dict[str, Any], list[Item]] | RecordError:
+    """The query response decoded whole: its document and rows."""
+    doc = decode_json(path, data)
+    if isinstance(doc, RecordError):
+        return doc
+    if isinstance(doc, dict) and "deletedRecords" in doc:
+        return doc, []
+    if not (isinstance(doc, dict) and isinstance(doc.get("records"), list)):
+        return RecordError(path=path, message="not a Salesforce query response ({'records': [...]})")
+    rows = doc["records"]
+    memo_context("records", doc)
+    raws = raw_list(data, "records", len(rows))
+    return doc, [Item(f"records[{i}]", row, raws[i] if raws else None)
+                 for i, row in enumerate(rows)]
+
+
+def _shares_of(raw: Any, shares: dict[str, list[dict[str, Any]]]) -> Any:
+    """The share rows granting on the row of bytes ``raw`` (what :func:`_record_id` reads of
+    it, decoded alone): the ``extra`` its memo digest is taken with."""
+    if not shares:
+        return None
+    label = _record_id({"Id": raw_value(raw, "Id"), "attributes": raw_value(raw, "attributes")})
+    return shares.get(label) if label else None
+
+
+def _may_be_share(raw: bytes) -> bool:
+    """Whether a row's bytes may be a share row's (see :func:`_is_share`): its type's name
+    ends in "Share", which JSON writes as those letters or with a \\u escape."""
+    return b'Share"' in raw or b"\\u" in raw
 
 
 def entity_type(sobject: str) -> str:

@@ -289,8 +289,11 @@ def test_an_edit_of_a_remembered_export_is_parsed_without_starting_workers(
 
 
 def test_payload_digests_take_what_json_takes() -> None:
-    """The object digests of the parse memo: key order does not matter, an integer beyond 64
-    bits (which orjson refuses) still digests, and different values digest differently."""
+    """The digests of what a payload object's record takes besides its own bytes (the rest of
+    the document, a connector's derived data such as Salesforce's share rows): key order does
+    not matter, an integer beyond 64 bits (which orjson refuses) still digests, and different
+    values digest differently. (The objects themselves are digested as their bytes:
+    tests/test_connector_raw_memo.py.)"""
     from connectors._common import _digest
 
     assert _digest({"a": 1, "b": [2, "é"]}) == _digest({"b": [2, "é"], "a": 1})

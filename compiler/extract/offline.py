@@ -32,7 +32,9 @@ from .shapes import shape as _shape
 from .tables import Row, pipe_tables, row_line
 
 # Bump when extraction output can change for the same input: it invalidates the cache.
-_RULES_VERSION = "offline-4"  # also restate.py: its readings happen at link time
+_RULES_VERSION = "offline-6"  # also restate.py: its readings happen at link time
+# 5: an unmapped row fact keeps its row, so a rereading at link time keeps rows apart
+# 6: both fives together (a heading names one column; rows kept apart at link time)
 
 _LINE = re.compile(r"[^\n]+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
@@ -183,15 +185,33 @@ class _Reader:
                 return
         yield _statement(body, text, s, e)
 
+    def _row_hits(self, row: Row) -> list[list[Hit]]:
+        """Each cell's hits. A heading's attribute names at most one column: when it would
+        give two cells of one row the same attribute ("## Payer channels" above an "ePA
+        channel" and a "Typical decision time" column), the cells whose own header does not
+        name it are read without the heading's attribute, each column its own."""
+        if self.vocab is None:
+            return [[] for _ in row.cells]
+        ctx = self._merged()
+        label_header = row.label_header.text if row.label_header else None
+
+        def read(c: Context) -> list[list[Hit]]:
+            return [cell_hits(self.vocab, h.text, row.label.text, cell.text,  # type: ignore[arg-type]
+                              self.entity_type, c, label_header) for h, cell in row.cells]
+
+        hits = read(ctx)
+        if not ctx.attributes or len(row.cells) < 2:
+            return hits
+        named = Counter(h.ref.name for cell in hits for h in cell)
+        if all(n < 2 for n in named.values()):
+            return hits
+        bare = read(Context(qualifiers=ctx.qualifiers))
+        return [b if any(named[h.ref.name] > 1 for h in cell) else cell
+                for cell, b in zip(hits, bare, strict=True)]
+
     def _row(self, row: Row) -> Iterator[RawClaim]:
         body = self.body
-        ctx = self._merged()
-        for header, cell in row.cells:
-            hits: list[Hit] = []
-            if self.vocab is not None:
-                hits = cell_hits(self.vocab, header.text, row.label.text, cell.text,
-                                 self.entity_type, ctx,
-                                 row.label_header.text if row.label_header else None)
+        for (header, cell), hits in zip(row.cells, self._row_hits(row), strict=True):
             label_of = (normalize_attribute(row.label_header.text) if row.label_header else ""
                         ) or "row"
             for h in hits:
@@ -204,8 +224,10 @@ class _Reader:
             label = normalize_attribute(row.label.text)
             if attr and label and value and len(value.split()) <= _MAX_CELL_WORDS:
                 # unmapped: the row label is part of the attribute so rows never collide
-                yield _fact(body, row.start, row.end, f"{attr} for {label}", value,
-                            row.label.text)
+                fact = _fact(body, row.start, row.end, f"{attr} for {label}", value,
+                             row.label.text)
+                # linking may read it as an attribute (restate.py): the row tells it apart
+                yield fact.model_copy(update={"row": (label_of, collapse(row.label.text))})
 
 
 def _spans_in(text: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -38,11 +38,14 @@ from ..schema.keys import type_key
 from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
-from ..schema.induce_statements import (MIN_CLAUSE_WORDS, MIN_SHARED_WORDS, STATEMENT_MARK,
-                                        content_words, statement_value, value_clause)
+from ..schema.induce_statements import (MIN_CLAUSE_WORDS, STATEMENT_MARK, content_words,
+                                        min_shared, replaced_values, row_sentence,
+                                        statement_clauses, value_clause, value_type)
 from ..schema.narrow import NARROW_MARK, compound_words, narrowed
 from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
+from .tables import row_line
+from ..text import normalize_attribute
 
 # a question or a hypothesis states nothing (as in offline.py)
 _UNASSERTED_LOOSE = re.compile(r"\?\s*$|\bwhether\b|^\s*(?:if|unless|suppose|assuming)\b",
@@ -146,12 +149,20 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
            named: Named, body: str = "") -> list[RawClaim]:
     """``raws`` with induced segment qualifiers added to the facts whose sentence names one,
     and statements that state a typed attribute read as facts of it (module docstring)."""
+    raws = _repeated_labels_apart(raws)
     if schema is None:
         return list(raws)
     by_type, segments = _index(schema)
     if not by_type and not segments:
         return list(raws)
     stated = {c.attribute for c in raws if c.kind == "field"}
+    # the types of the entities the record refers to (a ticket's customer): a sentence of it
+    # naming none may state their attribute ("their contract ends March 31, 2027")
+    referred = tuple(dict.fromkeys(t for c in raws if c.kind == "reference"
+                                   for _, _, t in named(c.value) if t != own_type))
+    # values the record says are replaced ("page after 10 minutes instead of 30 minutes"):
+    # a sentence telling of the old one ("the alert waited 30 minutes") states no fact now
+    replaced = frozenset(v for c in raws for v in replaced_values(c.quote))
     out = []
     for raw in raws:
         if raw.kind == "fact" and raw.mapped and segments:
@@ -159,7 +170,8 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
         elif raw.kind == "statement" and by_type:
             raw = ((_segment_item(raw, body, schema, own_type, by_type)
                     if segments and body else None)
-                   or _loose(raw, own_type, schema, by_type, segments, named, stated) or raw)
+                   or _loose(raw, own_type, schema, by_type, segments, named, stated,
+                             replaced, referred=referred) or raw)
         elif raw.kind == "fact" and not raw.mapped:
             raw = (_segment_row(raw, own_type, schema)
                    or (_segment_item(raw, body, schema, own_type, by_type)
@@ -167,6 +179,59 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
                    or (_loose(raw, own_type, schema, by_type, segments, named, stated)
                        if by_type else None) or raw)
         out.append(_narrowed(raw, schema, body))
+    return out + _row_facts(raws, own_type, schema, by_type, segments, named, stated, replaced)
+
+
+def _repeated_labels_apart(raws: Sequence[RawClaim]) -> Sequence[RawClaim]:
+    """Rows of one table sharing a label ("Quarter: Q4 2027; Initiative: Customer API; …"
+    and "Quarter: Q4 2027; Initiative: Driver app; …") are different rows, not one row said
+    twice: each unmapped fact named by the label ("notes for q4 2027") takes the row's first
+    other cell into its name too, so the two rows' notes are never rival values."""
+    quotes: dict[str, set[str]] = {}
+    for raw in raws:
+        if raw.kind == "fact" and not raw.mapped and raw.row is not None:
+            quotes.setdefault(raw.attribute, set()).add(raw.quote)
+    shared = {a for a, qs in quotes.items() if len(qs) > 1}
+    if not shared:
+        return raws
+    out = []
+    for raw in raws:
+        if raw.kind == "fact" and not raw.mapped and raw.attribute in shared:
+            row = row_line(raw.quote, 0, len(raw.quote))
+            if row is not None and row.cells:
+                # the cell's lead words: "Electric fleet: 40 electric mini excavators …" is
+                # the electric fleet (a long cell's words would name other things)
+                lead = re.split(r"[:(,;.]| - | — ", row.cells[0][1].text, maxsplit=1)[0]
+                name = normalize_attribute(f"{raw.attribute} {' '.join(lead.split()[:4])}")
+                if name:
+                    raw = raw.model_copy(update={"attribute": name})
+        out.append(raw)
+    return out
+
+
+def _row_facts(raws: Sequence[RawClaim], own_type: str, schema: Schema, by_type, segments,
+               named: Named, stated: set[str], replaced: frozenset[str]) -> list[RawClaim]:
+    """A table row whose cells together state a fact several records' sentences state
+    ("Refuelling, $9.50 per gallon" beside "is refuelled at $8.75 per gallon",
+    ``induce_statements.py``): one fact of it per row, beside the row's own cells' facts."""
+    if not any(k.statement for ks in by_type.values() for k in ks):
+        return []
+    out: list[RawClaim] = []
+    seen: set[str] = set()
+    for raw in raws:
+        if raw.kind != "fact" or raw.row is None or raw.quote in seen:
+            continue
+        seen.add(raw.quote)
+        text = row_sentence(raw.quote)
+        if text is None:
+            continue
+        said = RawClaim(attribute="statement", value=text, kind="statement", quote=raw.quote,
+                        span=raw.span)
+        got = _loose(said, own_type, schema, by_type, segments, named, stated, replaced,
+                     only_statements=True)
+        if got is not None and not any(c.attribute == got.attribute and c.value == got.value
+                                       for c in raws):
+            out.append(got)
     return out
 
 
@@ -411,7 +476,8 @@ def _all_words(by_type) -> frozenset[str]:
 
 
 def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
-           stated: set[str]) -> RawClaim | None:
+           stated: set[str], replaced: frozenset[str] = frozenset(),
+           only_statements: bool = False, referred: Sequence[str] = ()) -> RawClaim | None:
     """A statement, or an unmapped fact (its surface name, "current firmware", names no
     attribute), that shares a content word with exactly one typed attribute of the entity it
     is about and holds one value of that attribute's type, states that attribute."""
@@ -419,7 +485,11 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     # emphasis marks are no part of a value: Jira's "a *75-*day return window" is "75-day"
     text = _sentence_of(raw) if fact else raw.value.replace("*", "")
     value_text = raw.value.replace("*", "")
-    if not _NUMBER_WORD.search(value_text) or _UNASSERTED_LOOSE.search(text):
+    # a condition leading the clause that states the value ("If no one is home, the courier
+    # makes 2 attempts") leaves that clause asserted: only as a fact sentences induced
+    conditional = bool(_UNASSERTED_LOOSE.search(text))
+    if not _NUMBER_WORD.search(value_text) or (
+            conditional and (fact or not statement_clauses(text))):
         return None
     also = _phrasal(raw.attribute if fact else text)
     if fact and (m := _COUNTED_VALUE.match(" ".join(value_text.lower().split()))) is not None:
@@ -440,6 +510,9 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
         words = {t for t, s, e in tokens(text) if not any(s < ne and ns < e for ns, ne in spans)}
     words |= also
     types = list(dict.fromkeys([*(t for _, _, t in names), own_type]))
+    # a referred entity the sentence does not name: only with two of its attribute's words
+    unnamed = [t for t in referred if t not in types] if not fact else []
+    types += unnamed
     if fact and any(k.ref.name == raw.attribute for t in types
                     for k in by_type.get(type_key(t), ())):
         return None  # its own name is an attribute: linking maps it by name
@@ -453,15 +526,18 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if etype == own_type and k.ref.name in stated:
                 continue  # the record's own field states it
             if k.statement:
-                if said is not None and len(k.words & said[0]) >= MIN_SHARED_WORDS \
-                        and len(k.words & said[2]) >= MIN_CLAUSE_WORDS \
-                        and _same_unit(said[1], k.ref):
-                    by_sentence.append((len(k.words & said[0]), k, said[1][2]))
+                for words_of, got, near in said or ():
+                    if _same_unit(got, k.ref, k.words) and got[2].lower() not in replaced \
+                            and len(k.words & words_of) >= min_shared(got[0], got[1]) \
+                            and len(k.words & near) >= MIN_CLAUSE_WORDS:
+                        by_sentence.append((len(k.words & words_of), k, got[2]))
                 continue
-            if etype not in types:
+            if etype not in types or conditional or only_statements:
                 continue
             shared = len(k.words & words)
             if k.whole and not k.compound and not k.words <= words:
+                continue
+            if etype in unnamed and shared < 2:
                 continue
             if k.compound:
                 if not all(_says(text, c) or _says(raw.quote, c) for c in k.compound):
@@ -489,19 +565,24 @@ def _says(text: str, words: str) -> bool:
 
 
 def _statement_words(text: str
-                     ) -> tuple[frozenset[str], tuple[str, str, str], frozenset[str]] | None:
-    """The content words, the one typed value and the words of the clause holding it, of a
-    sentence, as statement induction reads them (None when it holds no single typed value)."""
-    got = statement_value(text)
-    if got is None:
-        return None
-    return frozenset(content_words(text)), got, frozenset(content_words(value_clause(text, got[2])))
+                     ) -> list[tuple[frozenset[str], tuple[str, str, str], frozenset[str]]]:
+    """Per clause stating a typed value (``statement_clauses``): its content words, the value
+    and the words of the part holding it, as statement induction reads them (a clause holding
+    values of several kinds gives one entry per kind)."""
+    return [(frozenset(content_words(part)), got,
+             frozenset(content_words(value_clause(part, got[2]))))
+            for part, got in statement_clauses(text)]
 
 
-def _same_unit(got: tuple[str, str, str], ref: AttrRef) -> bool:
+def _same_unit(got: tuple[str, str, str], ref: AttrRef, words: frozenset[str] = frozenset()
+               ) -> bool:
     kind, unit, _ = got
-    if kind != ref.spec.type:
+    if value_type(kind) != ref.spec.type:
         return False
+    if kind == "number":
+        return unit in words  # a count of the thing the attribute's words count
+    if kind == "money":
+        return (ref.spec.unit or "") == unit  # a rate per gallon never meets a flat fee
     return kind != "duration" or (ref.spec.unit or "").rstrip("s") == unit
 
 
@@ -530,7 +611,7 @@ def _fact_of(raw: RawClaim, text: str, ref: AttrRef, value: str, schema: Schema,
         return None
     return RawClaim(attribute=ref.name, value=value, kind="fact", quote=raw.quote,
                     span=raw.span, subject_phrase=text, mapped=True,
-                    qualifiers=quals, subject_type=ref.entity_type)
+                    qualifiers=quals, subject_type=ref.entity_type, row=raw.row)
 
 def _qualifiers(text: str, ref: AttrRef, schema: Schema, segments
                 ) -> tuple[tuple[str, str], ...] | None:

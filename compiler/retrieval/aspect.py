@@ -414,6 +414,27 @@ class AspectMatcher:
             other != page and mine < set(stems(titles.get(other, ""), True))
             for other in getattr(self, "_named", set()))
 
+    def names_action(self, claim: Claim, page: _PageDoc | None) -> bool:
+        """The claim's attribute names the asked action ("*return* window"), or is a bare kind
+        of value ("duration") on a page that says the action."""
+        vocab = attribute_vocabulary(claim.attribute, key, self.schema_words)
+        return self._attribute_names(claim, self._action, self._attribute_words(claim),
+                                     vocab) or (
+            all(t in _KIND_KEYS for t in stems(claim.attribute, True)) and page is not None
+            and any(_tf(c, self._action) for c in (page.attribute, page.value, page.text)))
+
+    def prefer_the_action(self, evid: Sequence, docs: dict) -> None:  # noqa: ANN001
+        """A window question's answers: when some fitting attribute names the action ("the
+        *return* window"), the others (a support deadline on a page about returns) are none."""
+        if not (self._window and self._action):
+            return
+        fit = [e for e in evid if e.aspect is not None and e.claim.kind != "statement"]
+        named = [e for e in fit if self.names_action(e.claim, docs.get(e.claim.subject))]
+        if named:
+            for e in fit:
+                if e not in named:
+                    e.aspect = None
+
     def _attribute_names(self, claim: Claim, word: str, attribute: Counter,
                          vocab: frozenset[str]) -> bool:
         """The claim's attribute (its words, the schema's and the lexicon's words for it)
@@ -732,12 +753,12 @@ class AspectMatcher:
                 self._asks_who and not statement and claim.attribute != LINKS_TO and any(
                     m.entity.split("/", 1)[0] in AGENT_TYPES for m in claim.mentions)):
             return None  # (a link to a contact's page names someone, whatever its label says)
-        if self._action and not statement and not self._attribute_names(
-                claim, self._action, fields[1], vocab) and not (
-                all(t in _KIND_KEYS for t in stems(claim.attribute, True)) and page is not None
-                and any(_tf(c, self._action) for c in (page.attribute, page.value, page.text))):
+        if self._action and not statement and not self._window and not self.names_action(
+                claim, page):
             # "how long does the battery take to recharge" is not its runtime: the attribute
-            # must name the action (a bare "duration" is read in its page's context)
+            # must name the action (a bare "duration" is read in its page's context); of a
+            # window ("how long do customers have to return …") only when another claim names
+            # it (:meth:`prefer_the_action`): its attribute may say it in other words
             return None
         if not statement and self._owner and any(
                 not any(covered(t) or t in entity or (page is not None and any(

@@ -263,14 +263,23 @@ _LASTING = frozenset("sit wait stay remain be keep run last idle hold spend go p
                      "live sleep rest continue".split())
 
 
+# "how long do I have to *give notice*", "… to *make a claim*": a verb that says little; the
+# action is its object
+_LIGHT = frozenset("give make take do put get lodge raise".split())
+
+
 def asked_action(question: str, stopwords: frozenset[str]) -> str:
     """The verb whose duration a "how long does it take to V" / "how long does X take to V" /
     "how long are X Ved" question asks, or the window a "how long do X have to V" one asks, or
     "" (none, or a verb that says nothing: "get")."""
     for pattern in (_ACTION, _WINDOW, _PASSIVE):
         m = pattern.search(question)
-        if m and m.group("v").lower() not in stopwords and not (
+        light = pattern is _WINDOW and m is not None and m.group("v").lower() in _LIGHT
+        if m and (light or m.group("v").lower() not in stopwords) and not (
                 pattern is _WINDOW and m.group("v").lower() in _LASTING):
+            if light:
+                obj = action_object(question, stopwords)
+                return obj[0] if obj else ""
             return m.group("v").lower()
     return ""
 
@@ -288,7 +297,8 @@ def action_object(question: str, stopwords: frozenset[str]) -> list[str]:
     ("a product" is not a tier of customer the return window lacks)."""
     for pattern in (_ACTION, _WINDOW):
         m = pattern.search(question)
-        if m and m.group("v").lower() not in stopwords and not (
+        if m and (m.group("v").lower() not in stopwords or (
+                pattern is _WINDOW and m.group("v").lower() in _LIGHT)) and not (
                 pattern is _WINDOW and m.group("v").lower() in _LASTING):
             out: list[str] = []
             for w in _WORD.findall(question[m.end("v"):])[:6]:

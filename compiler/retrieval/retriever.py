@@ -494,6 +494,7 @@ class Retriever(CandidateIndex, AspectMatcher):
                 bonus = self._linked_kind(e.claim, noun, docs, q)
                 e.context += bonus
                 e.aspect += bonus
+        self.prefer_the_action(evid, docs)
 
     def _linked_kind(self, claim: Claim, noun: Sequence[str], docs: dict[str, _PageDoc],
                      q: _Clause) -> float:

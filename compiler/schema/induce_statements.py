@@ -75,18 +75,159 @@ percent usd eur gbp up keep keeps kept get gets make makes made
 """.split())
 
 
+# a calendar quarter a plan names ("ships in Q2 2027"): compared as text
+_QUARTER = re.compile(r"(?<![\w-])Q[1-4]\s+(?:FY\s?)?(?:20)?\d{2}(?!\w|\.\d)")
+# what a money amount is counted per ("$9.50 per gallon"): part of its unit, so a rate per
+# gallon never meets a flat fee
+_PER = re.compile(r"\s*(?:per\s+|/\s*|an?\s+|each\s+)(?:(?:calendar|fiscal|business|working|"
+                  r"additional|extra)\s+)?([a-z]+)", re.IGNORECASE)
+# a unit written short ("/hr", "a yr")
+_UNIT_SHORT = {"hr": "hour", "hrs": "hour", "yr": "year", "yrs": "year", "mo": "month",
+               "wk": "week", "min": "minute", "mi": "mile", "gal": "gallon"}
+# a value the sentence says is replaced ("page after 10 minutes instead of 30 minutes"):
+# the record states the other one
+_REPLACED = re.compile(r"\b(?:instead\s+of|rather\s+than|replacing|down\s+from|up\s+from)"
+                       r"\s+(?:the\s+|a\s+|an\s+)?(?:old\s+|previous\s+|former\s+)?$",
+                       re.IGNORECASE)
+# kinds whose unit (or shape) says a great deal: two shared words say which fact
+_SPECIFIC_MIN_SHARED = 2
+
+
+def _found(text: str) -> list[tuple[str, str, str, bool]]:
+    """(kind, unit, value as written, replaced) of every typed value of ``text``."""
+    out = []
+
+    def add(kind: str, unit: str, m: re.Match[str]) -> None:
+        out.append((kind, unit, m.group(), _REPLACED.search(text[:m.start()]) is not None))
+
+    for m in _DURATION.finditer(text):
+        add("duration", m.group(1).lower(), m)
+    for m in _PERCENT.finditer(text):
+        add("percent", "%", m)
+    for m in _MONEY.finditer(text):
+        per = _PER.match(text, m.end())
+        unit = per.group(1).lower() if per else ""
+        unit = _UNIT_SHORT.get(unit, unit.removesuffix("s") if len(unit) > 3 else unit)
+        add("money", unit, m)
+    for m in _QUARTER.finditer(text):
+        add("quarter", "", m)
+    return out
+
+
+def replaced_values(text: str) -> set[str]:
+    """The values ``text`` says are replaced ("… instead of 30 minutes"), lower-cased."""
+    return {v.lower() for _, _, v, gone in _found(text) if gone}
+
+
 def statement_value(text: str) -> tuple[str, str, str] | None:
     """(kind, unit, value as written) of the one typed value a sentence holds: a duration
-    (unit: minute, hour, day …), a percentage or a money amount; None when it holds none,
-    several, or is no assertion."""
+    (unit: minute, hour, day …), a percentage, a money amount (unit: what it is per) or a
+    calendar quarter; None when it holds none, several, or is no assertion. A value the
+    sentence says is replaced ("instead of 30 minutes") is not one it holds."""
     if _UNASSERTED.search(text):
         return None
-    found = [("duration", m.group(1).lower(), m.group()) for m in _DURATION.finditer(text)]
-    found += [("percent", "%", m.group()) for m in _PERCENT.finditer(text)]
-    found += [("money", "", m.group()) for m in _MONEY.finditer(text)]
+    found = [f[:3] for f in _found(text) if not f[3]]
     if len(found) != 1:
         return None
     return found[0]
+
+
+def statement_values(text: str) -> list[tuple[str, str, str]]:
+    """Every kind's one value: "when fewer than 70% of gateways have reported for 15
+    minutes" holds a percentage and a duration, and which of them states a fact other
+    sentences state is for those sentences to say (the same unit). A kind with two values
+    ("every 4 hours and kept for 30 days") gives none."""
+    if _UNASSERTED.search(text):
+        return []
+    by_kind: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for kind, unit, value, gone in _found(text):
+        if not gone:
+            by_kind[kind].append((kind, unit, value))
+    return [vs[0] for _, vs in sorted(by_kind.items()) if len(vs) == 1]
+
+
+def min_shared(kind: str, unit: str) -> int:
+    """Content words two sentences must share to state one fact: a calendar quarter or a
+    money rate per some unit ("per gallon", a content word itself) is rare enough that two
+    do; a bare duration, percentage or amount needs three."""
+    if kind == "quarter" or (kind == "money" and unit):
+        return _SPECIFIC_MIN_SHARED
+    return MIN_SHARED_WORDS
+
+
+def value_type(kind: str) -> str:
+    """The schema type of an attribute stating values of ``kind``."""
+    return "text" if kind == "quarter" else kind
+
+
+def row_sentence(quote: str) -> str | None:
+    """A table row's line ("Charge: Refuelling; Amount: $9.50 per gallon; Notes: …") as the
+    sentence its cells say together ("Refuelling, $9.50 per gallon, …"), so a row can state
+    the fact a sentence elsewhere states; None when the quote is no row line."""
+    from ..extract.tables import row_line
+
+    row = row_line(quote, 0, len(quote))
+    if row is None:
+        return None
+    return ", ".join([row.label.text, *(cell.text for _, cell in row.cells)])
+
+
+_CLAUSE_SEP = re.compile(r";\s+|\s+[—–]\s+|,\s+(?=(?:and|but|so|while|whereas)\s)", re.IGNORECASE)
+_CONDITION = re.compile(r"^\s*(?:if|unless)\b[^,]*,\s+", re.IGNORECASE)
+
+
+# a count of a thing: "3 delivery attempts", "30 miles" (a number, then a plural noun, maybe
+# with one word before it); read only where a clause holds no duration, percentage or money
+_COUNT = re.compile(r"(?<![\w.,$€£-])(\d[\d,]*(?:\.\d+)?)\s+(?:([a-z]{3,})\s+)?([a-z]{3,}s)\b"
+                    r"(?!\s*(?:%|percent\b))")
+
+
+def _count_value(text: str) -> tuple[str, str, str] | None:
+    """("number", the counted noun's stem, value as written) of the one count a clause holds."""
+    if _UNASSERTED.search(text) or _values_in(text):
+        return None
+    found = [m for m in _COUNT.finditer(text)
+             if not re.fullmatch(r"(?:19|20)\d\d", m.group(1))]
+    if len(found) != 1:
+        return None
+    m = found[0]
+    return ("number", stem(m.group(3)), m.group())
+
+
+def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
+    """The clauses of a sentence that each state one typed value, with it: the sentence
+    itself when it holds one value; else each of its coordinated clauses ("We start renewals
+    30 days before the auth expires, and the payer now takes up to 25 days") holding exactly
+    one. A leading condition states nothing, its main clause does ("If no one is home, the
+    courier makes 2 attempts"), unless the value is in the condition ("If the fee is 20%, …")."""
+    cond = _CONDITION.match(text)
+    if cond is not None and not text.rstrip().endswith("?"):
+        if _values_in(text[:cond.end()]):
+            return []
+        text = text[cond.end():]
+    if _UNASSERTED.search(text):
+        return []
+    # one value of each kind it holds ("when fewer than 70% … have reported for 15 minutes":
+    # which states the fact, the other sentences' unit says), or a count of a thing
+    kept = [f for f in _found(text) if not f[3]]
+    kinds = {f[0] for f in kept}
+    if kept and len(kinds) == len(kept):
+        return [(text, got) for got in statement_values(text)]
+    if not kept:
+        got = _count_value(text)
+        return [(text, got)] if got is not None else []
+    out = []
+    for part in _CLAUSE_SEP.split(text):
+        part = re.sub(r"^(?:and|but|so|while|whereas)\s+", "", part.strip(), flags=re.IGNORECASE)
+        # "take a reading every 5 minutes and keep the last 30 days": two verbs' clauses
+        pieces = re.split(r"\s+and\s+", part) if len(_values_in(part)) > 1 else [part]
+        for piece in pieces:
+            out += [(piece, got) for got in statement_values(piece)]
+    return out
+
+
+def _values_in(text: str) -> list[str]:
+    return [v for _, _, v, _ in _found(text)]
 
 
 def value_clause(text: str, value: str) -> str:
@@ -113,6 +254,22 @@ def content_words(text: str, names: frozenset[str] = frozenset()) -> dict[str, s
             continue
         out.setdefault(s, low)
     return out
+
+
+_AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_CLOSE = 3.0  # the largest ratio of two figures stated of one fact on weak evidence …
+_CLOSE_STRONG = 6.0  # … and on three shared words or more
+
+
+def _close(a: str, b: str, factor: float) -> bool:
+    """Two figures within ``factor`` of each other (text values: True)."""
+    x, y = _AMOUNT.search(a), _AMOUNT.search(b)
+    if x is None or y is None:
+        return True
+    p, q = float(x.group().replace(",", "")), float(y.group().replace(",", ""))
+    if p <= 0 or q <= 0:
+        return p == q
+    return max(p, q) / min(p, q) <= factor
 
 
 @dataclass(frozen=True)
@@ -145,6 +302,21 @@ def _named(text: str, entities: dict[str, str]) -> str:
     return found[0] if len(set(found)) == 1 else ""
 
 
+def _names_in(text: str, entities: dict[str, str]) -> frozenset[str]:
+    """The words (and their stems) of every known entity's name the text says in full."""
+    from ..slug import slugify
+
+    words = slugify(text).split("-")
+    out: set[str] = set()
+    for n in range(1, min(6, len(words)) + 1):
+        for i in range(len(words) - n + 1):
+            run = words[i:i + n]
+            if "-".join(run) in entities and (n > 1 or len(run[0]) > 3):
+                out.update(run)
+                out.update(stem(w) for w in run)
+    return frozenset(out)
+
+
 def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
                       out: Induction) -> None:
     from .model import Attribute
@@ -152,21 +324,27 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
     entities: dict[str, str] = {}  # slug of an entity's page name → its id
     for r in records:
         entities.setdefault(r.entity.split("/", 1)[-1], r.entity)
-    names = frozenset(stem(w) for slug in entities for w in slug.split("-") if w) | \
-        frozenset(w for slug in entities for w in slug.split("-") if w)
     said: list[_Said] = []
     for r in records:
         rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
-        for text in r.statements:
-            got = statement_value(text)
-            if got is None:
-                continue
-            words = content_words(text, names)
-            if len(words) < MIN_SHARED_WORDS:
-                continue
-            near = frozenset(content_words(value_clause(text, got[2]), names))
-            said.append(_Said(rid, r.entity, r.entity_type, text, *got, words, near,
-                              _named(text, entities)))
+        for sentence in r.statements:
+            for text, got in statement_clauses(sentence):
+                # the words of the names the clause says are no evidence of the fact; a
+                # word a name merely shares ("assistance" of a "Financial Assistance
+                # Policy" page) is the fact's own word
+                named = _names_in(text, entities)
+                # what an amount is per ("$2.85 per loaded mile") is its unit, shared by every
+                # rate of that unit: no evidence of which fact
+                # (the unit itself stays: a rate per gallon and one per gallon share it)
+                text = re.sub(re.escape(got[2]) + r"\s+per\s+[\w-]+(?:\s+[\w-]+)?",
+                              f"{got[2]} per {got[1]}" if got[0] == "money" and got[1]
+                              else got[2], text)
+                words = content_words(text, named)
+                if len(words) < min_shared(got[0], got[1]):
+                    continue
+                near = frozenset(content_words(value_clause(text, got[2]), named))
+                said.append(_Said(rid, r.entity, r.entity_type, text, *got, words, near,
+                                  _named(text, entities)))
     if len(said) < 2:
         return
     posting: dict[tuple[str, str, str], list[int]] = defaultdict(list)
@@ -190,7 +368,12 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
 
     for (i, j), n in sorted(pairs.items()):
         a, b = said[i], said[j]
-        if a.rid == b.rid or n < MIN_SHARED_WORDS:
+        if a.rid == b.rid or n < min_shared(a.kind, a.unit):
+            continue
+        if not _close(a.value, b.value, _CLOSE if n < MIN_SHARED_WORDS else _CLOSE_STRONG):
+            # two figures of one fact are of one size ($9.50 and $8.75 a gallon, 15 and 20
+            # minutes), not $0.04 and $2.85 a mile or 2 and 24 hours; on the weak evidence of
+            # two shared words (a rate's unit among them) closer still
             continue
         if n < MIN_SHARED_SHARE * min(len(a.words), len(b.words)):
             continue
@@ -205,11 +388,19 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(said)):
         groups[find(i)].append(i)
+    # what a record says is replaced ("instead of 30 minutes") it no longer states, though
+    # another of its sentences tells the story ("the alert waited 30 minutes")
+    replaced: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
+        for text in r.statements:
+            replaced[rid] |= replaced_values(text)
     taken = {a for (_, a) in out.attributes}
     for _, members in sorted(groups.items()):
-        if len(members) < 2:
+        kept = [said[i] for i in members if said[i].value.lower() not in replaced[said[i].rid]]
+        if len(kept) < 2:
             continue
-        _declare([said[i] for i in members], vocab, out, taken, Attribute)
+        _declare(kept, vocab, out, taken, Attribute)
 
 
 def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set[str],
@@ -232,12 +423,15 @@ def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set
     if not name or vocab.declared_anywhere(name) is not None or name in taken:
         return
     kind, unit = members[0].kind, members[0].unit
-    spec: dict[str, Any] = {"type": kind, "induced": True, "description": STATEMENT_MARK,
+    spec: dict[str, Any] = {"type": value_type(kind), "induced": True,
+                            "description": STATEMENT_MARK,
                             "phrases": (" ".join(written[w] for w in shared),)}
     if kind == "duration":
         spec["unit"] = unit + "s"
     if kind == "money":
         spec["currency"] = "USD"
+        if unit:
+            spec["unit"] = unit  # what the amount is per: a reading must say it too
     if abouts:
         about = next(iter(abouts))
         etype = about.split("/", 1)[0]
@@ -293,6 +487,19 @@ def _kind_of_sentence(text: str) -> tuple[str, str | None] | None:
     return (kind, unit + "s") if kind == "duration" else (kind, None)
 
 
+_COUNTED = re.compile(r"(?<![\w.,:/-])\d[\d,]*(?:\.\d+)?\s+([a-z][a-z-]*)", re.IGNORECASE)
+_NUMBER = re.compile(r"\d")
+
+
+def _counted(text: str) -> str | None:
+    """The word (stemmed) the one number of a sentence counts ("has 400 beds in service":
+    bed); None when the sentence holds no number, several, or one that counts nothing."""
+    if _UNASSERTED.search(text) or len(re.findall(r"\d[\d,.]*", text)) != 1:
+        return None
+    m = _COUNTED.search(text)
+    return stem(m.group(1).lower()) if m else None
+
+
 def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]],
                       kinds: dict[str, Counter[tuple[str, str | None]]],
                       stated: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
@@ -316,12 +523,20 @@ def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]]
         rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
         for text in r.statements:
             kind = _kind_of_sentence(text)
-            if kind is None:
+            counted = _counted(text)
+            if kind is None and counted is None:
                 continue
             words = frozenset(content_words(text))
             slug = f"-{slugify(text)}-"
             for name, (need, nkind, abouts) in wanted.items():
-                if rid in once[name] or nkind[0] != kind[0] or not need <= words:
+                if rid in once[name] or not need <= words:
+                    continue
+                if nkind[0] == "number":
+                    # a count says what it counts: "has 400 beds in service" states `bed
+                    # count` when the counted word is one of the name's
+                    if counted is None or counted not in need:
+                        continue
+                elif kind is None or nkind[0] != kind[0]:
                     continue
                 if nkind[0] == "duration" and nkind[1] != kind[1]:
                     continue
@@ -331,6 +546,11 @@ def statement_support(records: Sequence[RecordFields], once: dict[str, set[str]]
 
 
 def statement_rows(claims: Iterable[dict[str, Any]]) -> list[str]:
-    """The sentences of an extraction's statements that hold one typed or shaped value."""
-    return sorted({str(c["value"]) for c in claims if c.get("kind") == "statement"
-                   and _kind_of_sentence(str(c.get("value", ""))) is not None})
+    """The sentences of an extraction's statements (and its table rows' cells) that hold one
+    typed or shaped value, or one number counting something."""
+    said = {str(c["value"]) for c in claims if c.get("kind") == "statement"}
+    # a table row states a fact too, in its cells together (row_sentence)
+    said |= {text for c in claims if c.get("kind") == "fact" and c.get("row")
+             and (text := row_sentence(str(c.get("quote", "")))) is not None}
+    return sorted(t for t in said if _kind_of_sentence(t) is not None or statement_clauses(t)
+                  or _counted(t) is not None)

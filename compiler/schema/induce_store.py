@@ -23,9 +23,10 @@ from .induce import RecordFields, prose_fact
 from .induce_statements import statement_rows
 from .narrow import narrowed_rows
 
-_VERSION = "8"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
+_VERSION = "10"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
 # 5: statements holding one typed value; 6: or one version or clock time; 7: narrowed names;
-# 8: … from the heading above a list item too
+# 8: … from the heading above a list item too; 9: statements with a value per clause;
+# 10: … and table rows' cells as sentences, counts
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "bucket INTEGER NOT NULL, row_json TEXT NOT NULL)")
 _INDEX = "CREATE INDEX IF NOT EXISTS induce_fields_bucket ON induce_fields (bucket, key)"

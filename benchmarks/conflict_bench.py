@@ -1,0 +1,232 @@
+"""Conflict bench: do the blind stand-in corpora's planted disagreements come out as planted?
+
+    python3 benchmarks/conflict_bench.py                      # ashgrove brindle marlowe kestrel
+    python3 benchmarks/conflict_bench.py ashgrove -v          # one corpus, every miss explained
+    python3 benchmarks/conflict_bench.py --json
+
+Truth: ``benchmarks/truth/<corpus>-conflicts.yaml``, written from each corpus README's
+"Planted disagreements" table (a document's wiki page and the value as it writes it; the
+outcome: the winner's value, or ``contested``). The corpus is compiled offline, its claims
+exported and ``folio lint --json`` read; per corpus it prints
+
+* settled found: the winner value's claims are ``winner`` and every loser's ``overruled``, all
+  on one (subject, attribute, qualifiers);
+* contested reported: every value's claims ``contested`` on one (subject, attribute,
+  qualifiers) and a lint ``open-contradiction`` naming them;
+* false alarms: lint open contradictions and ``possible-contradiction`` warnings that name
+  no claim of a planted contested disagreement (one over a settled fact's claims is false too).
+
+A claim states a truth value when it comes from the truth's document (the page most of its
+source record's claims land on) and its value (or normalised value) holds the same numbers
+(``$7,500`` = ``7500 USD``; ``March 31, 2027`` = ``2027-03-31``), or, for a value without
+numbers, the same words. Held-out corpora (larkspur, tidewater) are never run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+CORPORA = REPO / "benchmarks" / "corpora"
+TRUTH = REPO / "benchmarks" / "truth"
+DEFAULT = ("ashgrove", "brindle", "marlowe", "kestrel")
+HELD_OUT = frozenset({"larkspur", "tidewater"})
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), 1)}
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"FOLIO_SIGNING": "off", "FOLIO_BACKEND": "offline"})
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _folio(*args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-c",
+           "import sys; from pipelines.folio_cli import app; sys.argv[0] = 'folio'; app()", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=str(REPO), check=False)
+
+
+def compile_corpus(corpus: Path, wiki: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(claims, lint findings) of a clean offline compile of ``corpus`` into ``wiki``."""
+    comp = _folio("compile", str(corpus), "--out", str(wiki))
+    if comp.returncode not in (0, 3):
+        raise SystemExit(f"folio compile {corpus} failed (exit {comp.returncode}):\n{comp.stderr[-2000:]}")
+    exp = _folio("export", "claims", "--wiki", str(wiki), "--format", "jsonl")
+    if exp.returncode != 0:
+        raise SystemExit(f"folio export claims --wiki {wiki} failed: {exp.stderr[-2000:]}")
+    claims = [json.loads(line) for line in exp.stdout.splitlines() if line.strip()]
+    lint = _folio("lint", "--wiki", str(wiki), "--json")
+    try:
+        findings = json.loads(lint.stdout).get("findings", [])
+    except json.JSONDecodeError:
+        raise SystemExit(f"folio lint --wiki {wiki} --json gave no JSON: {lint.stderr[-2000:]}") from None
+    return claims, findings
+
+
+# -- values -------------------------------------------------------------------------------
+def _numbers(text: str) -> list[float]:
+    """The numbers a value writes, a spelled month as its number (so a date in words and
+    its ISO form agree), in order-free form."""
+    t = str(text).lower().replace(",", "")
+    for name, num in _MONTHS.items():
+        t = re.sub(rf"\b{name}\b", f" {num} ", t)
+    return sorted(float(n) for n in re.findall(r"\d+(?:\.\d+)?", t))
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", str(text).lower())
+
+
+def value_states(claim: dict[str, Any], value: str) -> bool:
+    want = _numbers(value)
+    for got in (claim.get("value"), claim.get("normalized")):
+        if got is None:
+            continue
+        if want and _numbers(got) == want:
+            return True
+        if not want and _words(got) == _words(value):
+            return True
+    return False
+
+
+def _key(c: dict[str, Any]) -> tuple[str, str, str]:
+    return (c["subject"], str(c["attribute"]).lower(), json.dumps(c.get("qualifiers") or {}, sort_keys=True))
+
+
+# -- scoring ------------------------------------------------------------------------------
+class Scorer:
+    def __init__(self, truth: dict[str, Any], claims: list[dict[str, Any]],
+                 findings: list[dict[str, Any]]) -> None:
+        self.truth = truth
+        self.claims = [c for c in claims if c.get("kind") not in ("statement", "reference")]
+        self.by_id = {c["claim_id"]: c for c in claims}
+        self.findings = findings
+        per_source: dict[str, Counter[str]] = defaultdict(Counter)
+        for c in claims:
+            per_source[c["source_key"]][c["subject"]] += 1
+        # a document's page: the subject most of its record's claims land on
+        self.doc_page = {k: cnt.most_common(1)[0][0] for k, cnt in per_source.items()}
+
+    def stating(self, v: dict[str, Any]) -> list[dict[str, Any]]:
+        return [c for c in self.claims if self.doc_page.get(c["source_key"]) == v["page"]
+                and value_states(c, str(v["value"]))]
+
+    def expected(self, x: dict[str, Any], v: dict[str, Any]) -> set[str]:
+        """The statuses a value's claims may have (``expect``: one or a list)."""
+        if v.get("expect"):
+            e = v["expect"]
+            return {str(s) for s in e} if isinstance(e, list) else {str(e)}
+        if x["outcome"] == "contested":
+            return {"contested"}
+        return {"winner"} if _numbers(v["value"]) == _numbers(x["winner"]) and \
+            _words(v["value"]) == _words(x["winner"]) else {"overruled"}
+
+    def judge(self, x: dict[str, Any]) -> dict[str, Any]:
+        """Whether one planted disagreement came out right: some (subject, attribute,
+        qualifiers) group holds a claim of every value with the expected status."""
+        stated = [self.stating(v) for v in x["values"]]
+        groups: set[tuple[str, str, str]] = set.intersection(
+            *[{_key(c) for c in cs} for cs in stated]) if all(stated) else set()
+        good = [g for g in groups if all(
+            any(_key(c) == g and c.get("status") in self.expected(x, v) for c in cs)
+            for v, cs in zip(x["values"], stated))]
+        linted: list[dict[str, Any]] = []
+        if x["outcome"] == "contested":
+            ids = {c["claim_id"] for cs in stated for c in cs if _key(c) in good}
+            linted = [f for f in self.findings if f.get("code") == "open-contradiction"
+                      and ids & set(f.get("claims", []))]
+        ok = bool(good) and (x["outcome"] != "contested" or bool(linted))
+        why = ""
+        if not ok:
+            parts = []
+            for v, cs in zip(x["values"], stated):
+                seen = "; ".join(f"{c['attribute']!r}{c.get('qualifiers') or ''}={c['value']!r} "
+                                 f"[{c.get('status')}] on {c['subject']}" for c in cs[:3])
+                parts.append(f"{v['page']} {v['value']!r}: {seen or 'no claim states it'}")
+            if not groups and all(stated):
+                parts.append("values never meet on one attribute")
+            elif groups and not good:
+                parts.append("they meet, statuses wrong")
+            elif good and not linted:
+                parts.append("no lint open-contradiction names them")
+            why = " | ".join(parts)
+        return {"fact": x["fact"], "outcome": x["outcome"], "ok": ok, "why": why,
+                "claims": {c["claim_id"] for cs in stated for c in cs}}
+
+    def score(self) -> dict[str, Any]:
+        judged = [self.judge(x) for x in self.truth["conflicts"]]
+        # an alarm is true only when it names claims of a planted *contested* fact: one over
+        # a settled fact's claims (they should have been decided) is as false as any other
+        truth_ids = set().union(*(j["claims"] for j in judged if j["outcome"] == "contested"))
+        alarms = [f for f in self.findings if f.get("code") in ("open-contradiction", "possible-contradiction")]
+        false = [f for f in alarms if not set(f.get("claims", [])) & truth_ids]
+        settled = [j for j in judged if j["outcome"] == "settled"]
+        contested = [j for j in judged if j["outcome"] == "contested"]
+        return {
+            "settled_found": sum(j["ok"] for j in settled), "settled_total": len(settled),
+            "contested_reported": sum(j["ok"] for j in contested), "contested_total": len(contested),
+            "false_alarms": len(false), "alarms": len(alarms),
+            "missed": [f"{j['fact']}: {j['why']}" for j in judged if not j["ok"]],
+            "false_examples": [f"{f.get('code')}: {f.get('message', '')[:200]}" for f in false],
+        }
+
+
+def load_truth(name: str) -> dict[str, Any]:
+    path = TRUTH / f"{name}-conflicts.yaml"
+    truth = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for i, x in enumerate(truth.get("conflicts") or []):
+        if x.get("outcome") not in ("settled", "contested") or len(x.get("values") or []) < 2:
+            raise SystemExit(f"{path}: conflicts[{i}]: needs outcome settled|contested and 2+ values")
+        if x["outcome"] == "settled" and "winner" not in x:
+            raise SystemExit(f"{path}: conflicts[{i}] ({x.get('fact')}): a settled fact needs a winner")
+    return truth
+
+
+def run(name: str, work: Path) -> dict[str, Any]:
+    if name in HELD_OUT:
+        raise SystemExit(f"{name} is held out: the conflict bench never runs it")
+    truth = load_truth(name)
+    claims, findings = compile_corpus(CORPORA / name, work / f"wiki-{name}")
+    return Scorer(truth, claims, findings).score()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("corpora", nargs="*", default=list(DEFAULT))
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="folio-conflicts-") as tmp:
+        for name in args.corpora:
+            results[name] = run(name, Path(tmp))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(f"{'corpus':<10} {'settled':>8} {'contested':>10} {'false alarms':>13}")
+    for name, r in results.items():
+        print(f"{name:<10} {r['settled_found']:>4}/{r['settled_total']:<3} "
+              f"{r['contested_reported']:>6}/{r['contested_total']:<3} "
+              f"{r['false_alarms']:>6} of {r['alarms']}")
+        if args.verbose:
+            for m in r["missed"]:
+                print(f"   miss  {m}")
+            for f in r["false_examples"]:
+                print(f"   false {f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

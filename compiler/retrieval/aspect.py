@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .ranges import in_band
-from .coverage import (PREPOSITIONS, UNRESTRICTING, asked_action, asks_window, asked_condition, keyword_query, asked_owner, asked_subject,
+from .coverage import (PREPOSITIONS, UNRESTRICTING, bound_of, names_in, asked_action, asks_window, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
                        schema_groups, share, typed_as, value_names_an_agent,
@@ -100,6 +100,49 @@ def says_nothing(claim: Claim) -> bool:
     the ticket affect": its *component*)."""
     return (claim.kind == "reference" and claim.attribute == LINKS_TO) or (
         claim.kind == "field" and claim.attribute == "name")
+
+
+_COUNT_OF = re.compile(r"\b(?:number|count|quantity)\s+of\s+(?:the\s+|our\s+)?(?P<n>[^\W\d_]+)",
+                       re.I)
+
+
+# numbers that count no things: spans of time, amounts, times of day, dates, shares
+_UNCOUNTED = re.compile(
+    r"\d[\d,.]*\s*-?\s*(?:business\s+|calendar\s+|working\s+)?(?:second|minute|min|hour|hr|"
+    r"day|week|month|year)s?\b|[$€£¥]\s*\d[\d,.]*|\d[\d,.]*\s*(?:%|percent)|\d{1,2}:\d\d|"
+    r"\d{4}-\d\d(?:-\d\d)?", re.I)
+
+
+_PERIOD = re.compile(r"\b(?:(hour|dai|day|week|month|annual|year|night)(?:ly|s)?\b|"
+                     r"(?:per|a|an|each|every)\s+(hour|day|week|month|year|night|annum))", re.I)
+_PERIOD_OF = {"dai": "day", "annual": "year", "annum": "year"}
+_FOUR_WEEKS = re.compile(r"\b(?:4|four)[- ]weeks?\b|\b(?:28|30) days\b", re.I)
+
+
+def _periods(text: str) -> set[str]:
+    """The periods a rate is given per ("weekly", "per day", "a month"), as their nouns."""
+    out = set()
+    for m in _PERIOD.finditer(text):
+        word = (m.group(1) or m.group(2)).lower()
+        if m.group(1) and not m.group(0).lower().endswith("ly") and m.group(0).lower() not in (
+                "annual",):
+            continue  # a bare "day" or "years" is a span, not a rate's period
+        out.add(_PERIOD_OF.get(word, word))
+    if _FOUR_WEEKS.search(text):
+        out.add("month")  # a rate card's "4-week" column is its month
+    return out
+
+
+def _restates(value: str, question: str) -> bool:
+    """A name the question already says ("Polar Peak" of *Polar Peak Creamery*): a value of
+    two or more words of which all but one are the question's own restates what is asked of,
+    it does not answer it."""
+    words = value.split()
+    if not 2 <= len(words) <= 5 or not all(re.fullmatch(r"[A-Z][\w'&.-]*", w) for w in words):
+        return False  # a proper name, capitalised word by word
+    named = {key(w) for w in names_in(question, STOPWORDS)}
+    inside = sum(key(w) in named for w in words)
+    return inside >= 2 and len(words) - inside <= 1
 
 
 def _noun_keys(word: str) -> tuple[str, ...]:
@@ -521,6 +564,17 @@ class AspectMatcher:
                     return True
         return False
 
+    def _names_other_attribute(self, nouns: Sequence[str]) -> bool:
+        """Some attribute the wiki states is named by all these keys (and at most one word
+        more): the asked phrase is that attribute's name."""
+        names = getattr(self, "_attribute_key_sets", None)
+        if names is None:
+            state = getattr(self, "state", None)
+            names = self._attribute_key_sets = [] if state is None else [
+                frozenset(key(w) for w in tokens(a)) for a in state.attribute_names()]
+        asked = set(nouns) - STOPWORDS
+        return any(asked <= n and len(n) <= len(asked) + 1 for n in names)
+
     def _wiki_uses(self, t: str) -> bool:
         """The wiki says the word somewhere (a word it never uses may be a paraphrase: the
         "*underlying* cause" of a sentence giving the root cause)."""
@@ -702,6 +756,18 @@ class AspectMatcher:
                 _tf(c, t) for c in (page.title, page.attribute, page.value, page.text))
                 else 0.0), lambda t: weight.get(t, 1.0) * (
                     SITUATION_WEIGHT if t in situation else 1.0)))
+        counted = _COUNT_OF.search(getattr(self, "_question_text", ""))
+        if counted and wanted is not None and wanted is not _TYPES[2][1] and not covered(
+                key(counted["n"])):
+            # "when did the *number of pallets* change" asks about a count: a claim that does
+            # not say what is counted (the hub's opening hours, though "number" is matched by
+            # any digits) is not about it
+            return None
+        if counted and not statement:
+            count = [key(w) for w in tokens(counted.group())]
+            if self._names_other_attribute(count) and not all(
+                    fields[1][t] or t in vocab for t in count if t not in STOPWORDS):
+                return None  # … nor its trucks' average age, when the wiki holds the count
         # at least half of the asked head's own words (not those naming a kind of value,
         # "number", "date": a value's shape answers them) must be covered
         asked = [t for t in head if t not in entity]
@@ -719,6 +785,12 @@ class AspectMatcher:
         if nouns and sum(covered(t) > 0 or on_page(t) for t in nouns) * 2 < len(nouns) and not (
                 not statement and self._paraphrased_keywords(asked, covered)):
             return None
+        if not statement and len(asked) > 1 and self._names_other_attribute(asked) and not all(
+                fields[1][t] or t in vocab for t in nouns):
+            # the asked phrase is the name of another attribute the wiki holds: "the *escalation
+            # manager* of the onboarding process" is not its onboarding owner, though an owner
+            # is a manager (that attribute is stated for another entity, not this one)
+            return None
         if statement and len(nouns) > 1 and not keyword_query(
                 getattr(self, "_question_text", "")) and not all(
                 covered(t) > 0 or t in _UNRESTRICTING_KEYS or t in _GENERIC_KEYS or (
@@ -732,6 +804,10 @@ class AspectMatcher:
         # that is covered is the modifier (a word naming a kind of value, "number", "hours",
         # is covered by a value of that shape or type)
         if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
+            return None
+        modifier = getattr(self, "_kind_modifier", ())
+        if noun and modifier and not (set(modifier) & entity) and not any(
+                covered(t) > 0 for t in modifier):
             return None
         if statement and noun and not (set(noun) & entity) and all(
                 t in _AMOUNT_KEYS for t in noun) and not any(
@@ -769,6 +845,15 @@ class AspectMatcher:
             return None  # "how much PTO do part-time employees get" is not all staff's PTO
         if page is not None and self._off_condition(claim, page, entity, covered, weight):
             return None  # "a fee if a customer returns late" is not a restocking fee
+        asked_period = _periods(getattr(self, "_question_text", ""))
+        if asked_period and not statement:
+            stated = _periods(f"{attribute_text(claim)} {claim.value} {claim.quote}")
+            if stated and not stated & asked_period:
+                return None  # "the weekly price" is not "$18 per day"
+        asked_bound = bound_of(getattr(self, "_question_text", ""), asked=True)
+        if asked_bound is not None and bound_of(f"{attribute_text(claim)} {claim.value} "
+                                                f"{claim.quote}") not in (None, asked_bound):
+            return None  # "is there a *floor* on class size" is not answered by "up to 400"
         if getattr(self, "_planned", False) and not statement and \
                 set(stems(attribute_text(claim))) & _NOW:
             return None  # "which version is the API slated for" is not the current version
@@ -782,6 +867,11 @@ class AspectMatcher:
         if noun and set(noun) & NUMERIC_NOUNS and not statement and claim.value_type not in (
                 "money", "number", "percent") and not re.search(r"\d", claim.value):
             return None  # "annual revenue" is an amount, not a deal's stage
+        if getattr(self, "_counting", False) and not re.search(r"\d", _UNCOUNTED.sub(
+                " ", _digits(claim.value))):
+            return None  # "how many chairs": "booked in 30-minute slots" counts no chairs
+        if not statement and _restates(claim.value, getattr(self, "_question_text", "")):
+            return None  # "which insurer handles the Polar Peak claim" is not Polar Peak Creamery
         if getattr(self, "_counting", False) and (
                 claim.value_type in ("money", "date", "datetime") or _MONEY.search(claim.value)
                 or _CLOCK.search(claim.value)):

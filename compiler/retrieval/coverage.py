@@ -166,6 +166,15 @@ _HEADS = (
     re.compile(r"\bhow\s+(?:many|much)\s+(?!is\b|are\b|does\b|do\b|did\b|was\b|were\b|can\b)"
                + _PHRASE, re.I),
     re.compile(r"\bwho(?:'s|\s+is|\s+are|\s+was)\s+(?:the\s+)?" + _PHRASE, re.I),
+    # "how long is the *warranty* on …": a measure asked of a noun phrase (not "how long is
+    # it", nor "how long does X take", whose subject _DURATION_SUBJECT reads)
+    # (a phrase ending in a state, "the platform *down*", "the device *covered*", asks how
+    # long a state lasted: no asked noun)
+    re.compile(r"\bhow\s+(?:long|soon|often|big|large|far|old|heavy|wide)\s+(?:is|are|was|were)"
+               r"\s+(?:the|a|an|our|their|its|your)\s+(?P<h>(?:[\w'-]+\s+){0,3}?"
+               r"(?!(?:down|up|out|off|open|closed|offline|online|late|valid|available|"
+               r"unavailable|due|good|in|on)\b)(?![\w'-]+ed\b)[\w'-]+?)"
+               r"(?=\s+(?:on|of|for|at|in|with|under|from)\b|\s*[?.!]|\s*$)", re.I),
     # "is there a *volume discount* on …": a yes/no question asks whether the phrase exists
     re.compile(r"\b(?:is|are)\s+there\s+(?:a|an|any)\s+" + _PHRASE, re.I),
 )
@@ -770,3 +779,18 @@ def share(terms: Iterable[str], covered: Callable[[str], float],
     if not terms or total <= 0:
         return 1.0
     return sum(weight(t) * covered(t) for t in terms) / total
+
+
+# which way a bound goes: a minimum asked is not answered by a maximum stated, nor the reverse
+_UPPER = re.compile(r"\b(?:up to|at most|no more than|not more than|maximum|max|limit|limits|"
+                    r"cap|caps|capped|ceiling|not exceed|must not exceed|highest)\b", re.I)
+_LOWER = re.compile(r"\b(?:at least|minimum|min|no less than|no fewer than|not less than|"
+                    r"floor|lowest|fewest)\b", re.I)
+_UPPER_ASKED = re.compile(r"\bthe most\b|\bmost (?:i|we|you|they|a|an|one)\b", re.I)
+
+
+def bound_of(text: str, asked: bool = False) -> str | None:
+    """'upper' or 'lower' when the text speaks of a bound one way only, else None."""
+    upper = bool(_UPPER.search(text) or (asked and _UPPER_ASKED.search(text)))
+    lower = bool(_LOWER.search(text))
+    return None if upper == lower else ("upper" if upper else "lower")

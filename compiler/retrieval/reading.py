@@ -40,7 +40,8 @@ from ..models import Claim, Principal
 from ..state import State
 from .abbreviations import spell_out_clipped
 from .aspect import LINKS_TO, says_nothing
-from .coverage import KIND_WORDS, names_in
+from .coverage import KIND_WORDS, bound_of as _bound_of, names_in
+from .aspect import _periods
 from .scoring import idf
 from .text import (FRAME_WORDS, STOPWORDS, SYNONYMS, SYNONYM_WEIGHT, _rewrite, key, stem, stems,
                    tokens)
@@ -323,6 +324,11 @@ class ValueReader:
                                for t, w in self.weight.items()}
         self.total = sum(self.weight.values()) or 1.0
         self.names = [key(n) for n in names_in(question, STOPWORDS | FRAME_WORDS)]
+        # a year the question names is one the clause, its row or its page says ("the fee in
+        # 2031" is no value a source decided for 2031)
+        self.years = list(dict.fromkeys(_YEAR.findall(undated)))
+        self.bound = _bound_of(question, asked=True)
+        self.periods = _periods(question)
         dates = [(_CALENDAR[m["m"].lower()], int(m["d"]) if m["d"] else None)
                  for m in _Q_DATE.finditer(question) if m["m"][0].isupper()]
         titles = _record_titles(state, {c.source.key for d in docs.values() for c, _ in d.claims})
@@ -364,6 +370,16 @@ class ValueReader:
         # every name the question uses stands in the clause, its row or its page
         if any(not (words[n] or n in label or n in context) for n in self.names):
             return
+        if any(y not in cl.text and y not in label and y not in context for y in self.years):
+            return
+        said_years = set(_YEAR.findall(cl.text))
+        if self.years and said_years and not said_years & set(self.years):
+            return  # "the 2027 counter-offer" is not the 2026 contract's
+        if self.periods and (stated := _periods(f"{cl.label} {cl.text}")) and not (
+                stated & self.periods):
+            return  # "the weekly price" is not "$18 per day"
+        if self.bound is not None and _bound_of(cl.text) not in (None, self.bound):
+            return  # "is there a *floor* on class size" is not answered by "up to 400"
         if self._rt.vetoes_clause(claim, cl.text, title):
             return  # "on a full charge … lasts 6 hours" is no charging time
         # … and the clause itself says what is asked, not only the page around it: a
@@ -464,6 +480,7 @@ def _covered(t: str, words: Counter, label: set[str], context: set[str], bound: 
     return 0.0
 
 
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 def _dated(claims: Iterable[tuple[Claim, str]], dates: list[tuple[int, int | None]]) -> bool:
     """Every month (and day) the question names is a date the page states."""
     seen: set[tuple[int, int]] = set()

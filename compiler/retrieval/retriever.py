@@ -25,7 +25,7 @@ from .clauses import _ANAPHOR, _interleave, elided_topic, fronted, split_questio
 from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
                       MIN_COVERAGE, NEAR_MISS, PAGE_CONTEXT, PAGE_FIELDS, PAGE_IN_CLAIM,
                       _bm25, _PageDoc, _tf, idf)
-from .text import SYNONYM_WEIGHT
+from .text import _KIND_KEYS, SYNONYM_WEIGHT
 from .text import FRAME_WORDS, STOPWORDS, _rewrite, key, question_terms, stems, tokens
 
 
@@ -462,6 +462,13 @@ class Retriever(CandidateIndex, AspectMatcher):
         while len(phrase) > 1 and phrase[-1] in GENERIC_HEADS:
             phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
         noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
+        # a head noun naming a kind of value ("the operating temperature *range*", "the
+        # delivery *date*") is answered by the value's shape: the word before it says which
+        # value, and must be covered too ("operating humidity range" is not the temperature's)
+        self._kind_modifier = (_noun_keys(phrase[-2]) if noun and len(phrase) > 1
+                               and not keyword_query(question)
+                               and noun[-1] in _KIND_KEYS and key(phrase[-2]) not in _KIND_KEYS
+                               else ())
         self._who_verb = who_verb(_rewrite(question))
         self._superlative = bool(SUPERLATIVE.search(question))
         self._scope = ([] if keyword_query(question) else
@@ -471,6 +478,10 @@ class Retriever(CandidateIndex, AspectMatcher):
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
         names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
                  if k not in entity_words]
+        # … and so must a year it names: "the return window in 2031" is a value no source
+        # decided, not today's window
+        years = [y for y in _YEAR.findall(question) if y not in entity_words]
+        names += [y for y in years if y not in names]
         self._names_asked = names
         for e in evid:
             eid = e.claim.subject
@@ -490,6 +501,11 @@ class Retriever(CandidateIndex, AspectMatcher):
             if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
                            for d in near_pages) for n in names):
                 continue
+            said = set(_YEAR.findall(f"{e.claim.value} {e.claim.quote}"))
+            if e.claim.kind == "statement" and years and (
+                    (said and not said & set(years)) or any(
+                        y not in said and not docs[eid].title[y] for y in years)):
+                continue  # a sentence of its own year: "the 2027 counter-offer" is not 2026's
             e.aspect = self._aspect(e.claim, q.terms, head, q.weight,
                                     entity_words | set(docs[eid].title), q.wanted, docs[eid],
                                     noun)
@@ -559,6 +575,9 @@ class Retriever(CandidateIndex, AspectMatcher):
                 lacking = {m for m in lacking if not _one_word_apart(m[1], best.claim.attribute)}
         result.answerable = (result.coverage >= MIN_COVERAGE and not lacking
                              and not result.unknown)
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
 def _one_word_apart(a: str, b: str) -> bool:

@@ -39,8 +39,9 @@ from ..extract.values import BOUND, find_values
 from ..models import Claim, Principal
 from ..state import State
 from .abbreviations import spell_out_clipped
+from .typos import capitalise_names
 from .aspect import LINKS_TO, says_nothing
-from .coverage import KIND_WORDS, bound_of as _bound_of, names_in
+from .coverage import KIND_WORDS, asked_scope, bound_of as _bound_of, keyword_query, names_in
 from .aspect import _periods
 from .scoring import idf
 from .text import (FRAME_WORDS, STOPWORDS, SYNONYMS, SYNONYM_WEIGHT, _rewrite, key, stem, stems,
@@ -289,6 +290,7 @@ class ValueReader:
 
         # a clipped word of the wiki's own terms, as retrieval reads it ("a mini ex")
         question = spell_out_clipped(state, question)
+        question = capitalise_names(question, state)  # (abstain4) "joliet" is Joliet, as retrieval reads it
         self.state, self.question = state, question
         self.asked = asked_value(question)
         self.readings: list[Reading] = []
@@ -300,6 +302,12 @@ class ValueReader:
         # excludes, the unit of its rate, the action whose duration it asks
         rt._read_question(_rewrite(question), STOPWORDS | FRAME_WORDS)
         self._rt = rt
+        # (abstain4) the words restricting the asked phrase ("the on-call stipend *for
+        # infusion nurses*") that the wiki uses must be in the clause or on its page, as
+        # retrieval asks of claims (aspect.py ``_off_scope_of``): a stipend of pharmacists
+        # is no answer about nurses
+        self._scope = ([] if keyword_query(question) else
+                       rt._word_keys(asked_scope(_rewrite(question), STOPWORDS | FRAME_WORDS)))
         pages = list(pages[:_PAGES])
         docs = rt._page_docs(set(pages), {})
         # a month or day the question names is checked against the page's dates, not as a word
@@ -345,10 +353,10 @@ class ValueReader:
                     continue
                 context = page_words | set(stems(titles.get(claim.source.key, "")))
                 for cl in clauses(claim.quote):
-                    self._read(claim, status, cl, context, rt.titles.get(eid, eid), rank)
+                    self._read(claim, status, cl, context, rt.titles.get(eid, eid), rank, d)
 
     def _read(self, claim: Claim, status: str, cl: Clause, context: set[str], title: str,
-              rank: int) -> None:
+              rank: int, page=None) -> None:  # noqa: ANN001 - the page's _PageDoc
         asked = self.asked
         assert asked is not None
         label = set(stems(cl.label))
@@ -372,6 +380,10 @@ class ValueReader:
             return
         if any(y not in cl.text and y not in label and y not in context for y in self.years):
             return
+        if page is not None and self._scope and self._rt._off_page(
+                [t for t in self._scope if t not in self.names], page,
+                lambda t: words[t] or t in label or t in context):
+            return  # (abstain4) "the stipend for infusion nurses" is not the pharmacists'
         said_years = set(_YEAR.findall(cl.text))
         if self.years and said_years and not said_years & set(self.years):
             return  # "the 2027 counter-offer" is not the 2026 contract's

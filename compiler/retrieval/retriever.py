@@ -19,7 +19,7 @@ from .abbreviations import spell_out_clipped
 from .aspect import (EVENT_OF, asked_events, other_member, PLAIN_QUALIFIERS, REVERSE_KINDS, events_in, is_name_claim, reverse_kinds, GENERIC_HEADS, SUPERLATIVE, who_verb, LINKS_TO, AspectMatcher, _asks_missing_slot, _near_miss,
                      _noun_keys)
 from .acronyms import spell_out
-from .typos import correct_typos, names_only
+from .typos import capitalise_names, correct_typos, names_only
 from .candidates import CandidateIndex, _schema_page
 from .clauses import _ANAPHOR, _interleave, elided_topic, fronted, split_question
 from .scoring import (CLAIM_FIELDS, CONTEXT_SCORE, ENTITY_BOOST, ENTITY_MISS, B, K1,
@@ -95,6 +95,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         # (asked as typed, "seatle" would be a word the wiki lacks, and the question answered
         # without it)
         question = correct_typos(question, self.state, self._known, names_only(self.state))
+        question = capitalise_names(question, self.state)  # (abstain4) "joliet" is Joliet
         result = self._retrieve_question(question, k_pages, k_claims)
         if result.answerable:
             return result
@@ -501,6 +502,8 @@ class Retriever(CandidateIndex, AspectMatcher):
             if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
                            for d in near_pages) for n in names):
                 continue
+            if e.claim.kind == "statement" and names and self._of_another_name(e.claim, names):
+                continue  # (abstain4) "Memphis will hire 12 drivers" does not answer of Joliet
             said = set(_YEAR.findall(f"{e.claim.value} {e.claim.quote}"))
             if e.claim.kind == "statement" and years and (
                     (said and not said & set(years)) or any(
@@ -517,6 +520,20 @@ class Retriever(CandidateIndex, AspectMatcher):
                 e.context += bonus
                 e.aspect += bonus
         self.prefer_the_action(evid, docs)
+
+    def _of_another_name(self, claim: Claim, names: Sequence[str]) -> bool:
+        """(abstain4) A sentence that names another name (a word the wiki writes only
+        capitalised: a place or thing) and not a name the question asks about: its page may mention
+        the asked name elsewhere, but the sentence is about the other one."""
+        said = set(stems(f"{claim.value} {claim.quote}"))
+        if all(n in said for n in names):
+            return False
+        written = getattr(self, "_names_only", None)
+        if written is None:
+            written = self._names_only = names_only(self.state)
+        return any(w[:1].isupper() and w[1:].islower() and len(w) > 3 and key(w) not in names
+                   and w.lower() not in STOPWORDS and written(w.lower())
+                   for w in re.findall(r"[A-Za-z]+", claim.value))
 
     def _word_keys(self, words: Sequence[str]) -> list[str]:
         """Keys of a phrase's words; a hyphenated word ("list-price", "buyer-side") is one

@@ -85,3 +85,37 @@ def correct_typos(question: str, state: State, known: Callable[[str], bool],
         return near[0]
 
     return _WORD.sub(fix, question)
+
+
+_LOWER_WORD = re.compile(r"\b[a-z]{4,}\b")
+
+
+def capitalise_names(question: str, state: State) -> str:
+    """(abstain4) A lower-case word of the question that is a word of a page's name and that
+    the wiki writes only capitalised ("how many drivers is *joliet* hiring" of the Joliet
+    cross-dock) typed as the name it is: the name checks then ask the answer to be about it,
+    not about Memphis. A word the wiki also writes in lower case ("peak", "portal") stays a
+    common word."""
+    is_name = name_word(state)
+    return _LOWER_WORD.sub(lambda m: m.group(0).capitalize() if is_name(m.group(0))
+                           else m.group(0), question)
+
+
+def name_word(state: State) -> Callable[[str], bool]:
+    """(abstain4) Whether a word (any case) is a word of a page's name that the wiki writes
+    only capitalised: a place or thing's name ("Joliet", "Memphis"), not a common word."""
+    written = names_only(state)
+    seen: dict[str, bool] = {}
+
+    def is_name(word: str) -> bool:
+        w = word.lower()
+        if w not in seen:
+            if w in STOPWORDS or w in FRAME_WORDS or len(w) < 4 or not w.isalpha():
+                seen[w] = False
+            else:
+                row = state.db.execute(
+                    "SELECT 1 FROM names WHERE key = ? OR key LIKE ? OR key LIKE ? OR key LIKE ? "
+                    "LIMIT 1", (w, f"{w} %", f"% {w}", f"% {w} %")).fetchone()
+                seen[w] = row is not None and written(w)
+        return seen[w]
+    return is_name

@@ -102,6 +102,30 @@ def says_nothing(claim: Claim) -> bool:
         claim.kind == "field" and claim.attribute == "name")
 
 
+def _singular(word: str) -> str:
+    w = word.lower()
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return w[:-2]
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+
+
+# (abstain4) a calendar day the question names ("the week of November 23", "on 2026-11-23")
+_ASKED_DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+"
+                        r"\d{1,2}(?:st|nd|rd|th)?\b|\b\d{4}-\d\d-\d\d\b|\bweek\s+of\b", re.I)
+# head nouns that ask a date, which a named day may well qualify ("the deadline for May 4")
+_DATE_NOUN_KEYS = frozenset(key(w) for w in "date day deadline cutoff time start end expiry "
+                            "expiration renewal launch".split())
+# a duration relative to an event ("30 days after the trip", "within 2 weeks of delivery")
+_RELATIVE = re.compile(r"\b(?:after|before|within|prior|following|from|since|until|of|once)\b",
+                       re.I)
+_DOLLARS_ASKED = re.compile(r"\bdollars?\b|\bin\s+(?:usd|eur|euros?|pounds?)\b", re.I)
+# a value that is a count and its noun ("2 delivery attempts"), and the noun a question counts
+_COUNT_VALUE = re.compile(r"^\s*(?:about\s+|up\s+to\s+)?\d[\d,.]*\s+(?P<noun>[A-Za-z][A-Za-z -]{2,40})$")
+_HOW_MANY_NOUNS = re.compile(r"\bhow\s+many\s+(?P<np>(?:[\w-]+\s+){0,2}?[\w-]+?)(?=\s+(?:are|is|"
+                             r"were|was|do|does|did|have|has|can|will|would|should|on|in|at|per|"
+                             r"for|of|we|does)\b|\s*\?|$)", re.I)
 _COUNT_OF = re.compile(r"\b(?:number|count|quantity)\s+of\s+(?:the\s+|our\s+)?(?P<n>[^\W\d_]+)",
                        re.I)
 
@@ -638,6 +662,24 @@ class AspectMatcher:
         return any(unit in said and said[unit] != number and (number, unit) not in
                    set(measures(claim.quote or "")) for number, unit in self._measures)
 
+    @staticmethod
+    def _counts_other(claim: Claim, fields: Sequence[Counter], question: str) -> bool:
+        """(abstain4) The value is a number and the noun it counts ("2 *delivery attempts*"),
+        and neither that noun nor the claim's attribute says the noun the question counts
+        ("how many *pharmacists*"): it counts something else."""
+        m = _COUNT_VALUE.match(_digits(claim.value))
+        asked = _HOW_MANY_NOUNS.search(question)
+        if m is None or asked is None:
+            return False
+        counted = [w for w in tokens(asked["np"]) if w.lower() not in STOPWORDS]
+        if not counted:
+            return False
+        # whole words, singular (word keys are stems: "pharmacists" and "pharmacy" share one)
+        said_words = {_singular(w) for w in tokens(f"{m['noun']} {attribute_text(claim)}")}
+        said = set(stems(m["noun"])) | set(fields[1])
+        return not any(_singular(w) in said_words or SYNONYMS.get(key(w), frozenset()) & said
+                       for w in counted)
+
     def _off_scope_of(self, claim: Claim, page: _PageDoc, entity: set[str], covered) -> list[str]:
         """The words restricting the asked phrase ("the product manager *for the mobile
         apps*", "the warranty *on spare batteries*") that neither the claim nor anything on its
@@ -864,6 +906,24 @@ class AspectMatcher:
         if dated and other_event(
                 getattr(self, "_events", set()), events_in(list(fields[1]))):
             return None  # "when will it be fixed" is not answered by the created date
+        text = getattr(self, "_question_text", "")
+        if dated and wanted is not _TYPES[3][1] and _ASKED_DAY.search(text) and not (
+                set(noun) & _DATE_NOUN_KEYS):
+            # (abstain4) "the fuel surcharge *for the week of November 23*": the day says which
+            # value, it does not ask one; the policy's effective date is no surcharge
+            return None
+        if wanted is _TYPES[3][1] and not statement and not dated and not wanted.search(
+                _digits(claim.value)) and not _RELATIVE.search(claim.value) and not any(
+                fields[1][t] or t in vocab for t in aspect):
+            # (abstain4) "when will single sign-on be available" is not a bare duration of
+            # something else ("data retention period: 13 months"); a duration answers a "when"
+            # only when it is relative ("30 days after …") or its attribute says what is asked
+            return None
+        if _DOLLARS_ASKED.search(text) and "%" in claim.value and not _MONEY.search(claim.value):
+            return None  # (abstain4) "the dollar amount" is not "rose 4%"
+        if getattr(self, "_counting", False) and not statement and self._counts_other(
+                claim, fields, text):
+            return None  # (abstain4) "how many pharmacists" is not "2 delivery attempts"
         if noun and set(noun) & NUMERIC_NOUNS and not statement and claim.value_type not in (
                 "money", "number", "percent") and not re.search(r"\d", claim.value):
             return None  # "annual revenue" is an amount, not a deal's stage

@@ -103,7 +103,7 @@ Single sign-on available for: Enterprise accounts
 Standard accounts get email support only.
 """,
     "redelivery.md": """---
-title: Runbook: Failed Deliveries
+title: "Runbook: Failed Deliveries"
 type: process
 ---
 
@@ -111,7 +111,7 @@ type: process
 
 A van that cannot deliver returns the order to the depot.
 
-Delivery attempts before the order returns to the bakery: 2 delivery attempts
+Delivery attempts before the order returns to dispatch: 2 delivery attempts
 
 The night rotation checks returned orders at 05:00.
 """,
@@ -135,7 +135,7 @@ def state(tmp_path_factory):
     # a dollar amount is not a percentage
     "packaging costs march dollar amount",
     # the counted noun is not what the value counts
-    "How many bakers are on the night rotation?",
+    "How many dispatchers are on the night rotation?",
 ])
 def test_near_misses_are_not_answered(state, question: str) -> None:
     abstains(state, question)
@@ -147,7 +147,7 @@ def test_near_misses_are_not_answered(state, question: str) -> None:
     ("What's the on-call stipend for bakers?", "300"),
     ("How long is data kept in the Order Portal?", "18 months"),
     ("How much did packaging costs rise in March?", "6%"),
-    ("How many delivery attempts are made before the order returns?", "2"),
+    ("How many delivery attempts are made before an order returns to dispatch?", "2"),
     ("When is the Flour Surcharge Policy effective?", "2026-01-05"),
 ])
 def test_the_same_pages_answer_what_they_hold(state, question: str, value: str) -> None:

@@ -525,15 +525,18 @@ class Retriever(CandidateIndex, AspectMatcher):
         """(abstain4) A sentence that names another name (a word the wiki writes only
         capitalised: a place or thing) and not a name the question asks about: its page may mention
         the asked name elsewhere, but the sentence is about the other one."""
-        said = set(stems(f"{claim.value} {claim.quote}"))
+        said = set(stems(f"{claim.value} {claim.quote}")) | set(
+            stems(self.titles.get(claim.subject, "")))
         if all(n in said for n in names):
-            return False
+            return False  # (the page's own name says whom its sentences are about)
+        # a labelled line's label ("Root cause: …") is no name
+        value = re.sub(r"^\s*[^:.]{1,40}:\s", " ", claim.value)
         written = getattr(self, "_names_only", None)
         if written is None:
             written = self._names_only = names_only(self.state)
         return any(w[:1].isupper() and w[1:].islower() and len(w) > 3 and key(w) not in names
                    and w.lower() not in STOPWORDS and written(w.lower())
-                   for w in re.findall(r"[A-Za-z]+", claim.value))
+                   for w in re.findall(r"[A-Za-z]+", value))
 
     def _word_keys(self, words: Sequence[str]) -> list[str]:
         """Keys of a phrase's words; a hyphenated word ("list-price", "buyer-side") is one

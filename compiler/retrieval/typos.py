@@ -97,8 +97,16 @@ def capitalise_names(question: str, state: State) -> str:
     not about Memphis. A word the wiki also writes in lower case ("peak", "portal") stays a
     common word."""
     is_name = name_word(state)
-    return _LOWER_WORD.sub(lambda m: m.group(0).capitalize() if is_name(m.group(0))
-                           else m.group(0), question)
+
+    def fix(m: re.Match) -> str:
+        before = re.findall(r"[A-Za-z][\w-]*", question[:m.start()])
+        if before and before[-1][0].isupper() and len(before) > 1:
+            # "the Rotterdam *warehouse*": the kind word of a name the question typed, not a
+            # name of its own
+            return m.group(0)
+        return m.group(0).capitalize() if is_name(m.group(0)) else m.group(0)
+
+    return _LOWER_WORD.sub(fix, question)
 
 
 def name_word(state: State) -> Callable[[str], bool]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import pytest
 
 from answer_corpus import abstains, answers, markdown_state
+from compiler.retrieval.reading import read_value
 
 PAGES = {
     "oncall.md": """---
@@ -38,6 +39,78 @@ Bakers on the night rotation answer oven alarms and driver calls from 22:00 to 0
 | Holiday on-call week | EUR 450 per week |
 
 Stipends are paid with the next regular payroll.
+""",
+    "zone-north.md": """---
+title: Delivery Zone North
+type: process
+---
+
+# Delivery Zone North
+
+Delivery drivers of the north zone start at the north depot.
+""",
+    "zone-south.md": """---
+title: Delivery Zone South
+type: process
+---
+
+# Delivery Zone South
+
+Delivery drivers of the south zone start at the south depot.
+""",
+    "zone-east.md": """---
+title: Delivery Zone East
+type: process
+---
+
+# Delivery Zone East
+
+Delivery drivers of the east zone start at the east depot.
+""",
+    "zone-west.md": """---
+title: Delivery Zone West
+type: process
+---
+
+# Delivery Zone West
+
+Delivery drivers of the west zone start at the west depot.
+""",
+    "zone-central.md": """---
+title: Delivery Zone Central
+type: process
+---
+
+# Delivery Zone Central
+
+Delivery drivers of the central zone start at the central depot.
+""",
+    "zone-coast.md": """---
+title: Delivery Zone Coast
+type: process
+---
+
+# Delivery Zone Coast
+
+Delivery drivers of the coast zone start at the coast depot.
+""",
+    "zone-river.md": """---
+title: Delivery Zone River
+type: process
+---
+
+# Delivery Zone River
+
+Delivery drivers of the river zone start at the river depot.
+""",
+    "zone-hill.md": """---
+title: Delivery Zone Hill
+type: process
+---
+
+# Delivery Zone Hill
+
+Delivery drivers of the hill zone start at the hill depot.
 """,
     "meeting.md": """---
 title: 2026-10-12 Operations Meeting
@@ -152,3 +225,12 @@ def test_near_misses_are_not_answered(state, question: str) -> None:
 ])
 def test_the_same_pages_answer_what_they_hold(state, question: str, value: str) -> None:
     answers(state, question, value)
+
+
+def test_a_value_is_read_only_for_the_asked_scope(state) -> None:
+    """A clause read for a value (reading.py) of a page that does not say the asked phrase's
+    scope words ("for *delivery* drivers") answers nothing, though its other words fit."""
+    page = ["policy/baker-on-call-compensation"]
+    assert read_value(state, "What's the on-call stipend for delivery drivers?", None, page) is None
+    found = read_value(state, "What's the on-call stipend for bakers?", None, page)
+    assert found is not None and found.value == "EUR 300"

@@ -184,7 +184,10 @@ type: process
 
 A van that cannot deliver returns the order to the depot.
 
-Delivery attempts before the order returns to dispatch: 2 delivery attempts
+| Step | Count |
+|---|---|
+| Courier attempts before return to dispatch | 2 delivery attempts |
+| Night rotation checks | 1 check |
 
 The night rotation checks returned orders at 05:00.
 """,

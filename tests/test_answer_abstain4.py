@@ -11,6 +11,8 @@ of the question's words.
 * a "when" is not answered by a bare duration of something else ("data retention period: 18
   months" of "when will single sign-on be available");
 * "the dollar amount" is not a percentage;
+* "when does our agreement expire" is not a date whose attribute names no event and no word of
+  the question (a ticket's "go-live target");
 * "how many bakers" is not answered by "2 delivery attempts": the value counts another noun.
 
 The same pages answer what they hold. The corpus is invented here (a bakery distributor nobody
@@ -112,6 +114,17 @@ type: process
 
 Delivery drivers of the hill zone start at the hill depot.
 """,
+    "crm-7.md": """---
+title: CRM-7
+type: ticket
+---
+
+# CRM-7
+
+Onboarding of Rosa Cafés to the Order Portal under our supply agreement with them.
+
+Go-live target: January 12, 2027
+""",
     "meeting.md": """---
 title: 2026-10-12 Operations Meeting
 type: topic
@@ -208,6 +221,8 @@ def state(tmp_path_factory):
     "What's the flour surcharge for the week of March 9, 2026?",
     # an event the wiki never dates: not a retention period
     "When will single sign-on be available to Standard accounts in the portal?",
+    # an event no page dates: another day of the page is no answer
+    "When does our agreement with Rosa Cafés expire?",
     # a dollar amount is not a percentage
     "packaging costs march dollar amount",
     # the counted noun is not what the value counts
@@ -223,6 +238,7 @@ def test_near_misses_are_not_answered(state, question: str) -> None:
     ("What's the on-call stipend for bakers?", "300"),
     ("How long is data kept in the Order Portal?", "18 months"),
     ("How much did packaging costs rise in March?", "6%"),
+    ("When does the Rosa Cafés onboarding go live?", "January 12, 2027"),
     ("How many delivery attempts are made before an order returns to dispatch?", "2"),
     ("When is the Flour Surcharge Policy effective?", "2026-01-05"),
 ])

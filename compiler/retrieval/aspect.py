@@ -907,6 +907,13 @@ class AspectMatcher:
                 getattr(self, "_events", set()), events_in(list(fields[1]))):
             return None  # "when will it be fixed" is not answered by the created date
         text = getattr(self, "_question_text", "")
+        if not statement and getattr(self, "_events", set()) and (dated or (
+                wanted is _TYPES[3][1] and wanted.search(claim.value))) and not events_in(
+                list(fields[1])) and not any(fields[1][t] or t in vocab for t in aspect):
+            # (abstain4) "when does our agreement expire" asks an event: a date whose attribute
+            # names no event and none of the question's words ("go-live target" of an
+            # onboarding ticket) is some other day of its page
+            return None
         if dated and wanted is not _TYPES[3][1] and _ASKED_DAY.search(text) and not (
                 set(noun) & _DATE_NOUN_KEYS):
             # (abstain4) "the fuel surcharge *for the week of November 23*": the day says which

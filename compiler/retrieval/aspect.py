@@ -907,6 +907,15 @@ class AspectMatcher:
                 getattr(self, "_events", set()), events_in(list(fields[1]))):
             return None  # "when will it be fixed" is not answered by the created date
         text = getattr(self, "_question_text", "")
+        unknown = [t for t in (*(noun or head[-1:]), *getattr(self, "_scope", ()))
+                   if t.isalpha() and len(t) > 2
+                   and t not in entity and not self._wiki_uses(t)]
+        if unknown and not keyword_query(text) and not all(covered(t) > 0 for t in unknown):
+            # (abstain4) the asked head noun or a word of its scope that the wiki never uses
+            # ("the detention *penalty*", "a charge for *hazmat* loads") names a concept it
+            # does not hold, unless a synonym group says it: not a paraphrase to guess at (a
+            # modifier of the head, "the *underlying* cause", still may be one)
+            return None
         if not statement and getattr(self, "_events", set()) and (dated or (
                 wanted is _TYPES[3][1] and wanted.search(claim.value))) and not events_in(
                 list(fields[1])) and not any(fields[1][t] or t in vocab for t in aspect):

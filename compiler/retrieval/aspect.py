@@ -907,14 +907,16 @@ class AspectMatcher:
                 getattr(self, "_events", set()), events_in(list(fields[1]))):
             return None  # "when will it be fixed" is not answered by the created date
         text = getattr(self, "_question_text", "")
-        unknown = [t for t in (*(noun or head[-1:]), *getattr(self, "_scope", ()))
-                   if t.isalpha() and len(t) > 2
-                   and t not in entity and not self._wiki_uses(t)]
-        if unknown and not keyword_query(text) and not all(covered(t) > 0 for t in unknown):
-            # (abstain4) the asked head noun or a word of its scope that the wiki never uses
-            # ("the detention *penalty*", "a charge for *hazmat* loads") names a concept it
+        phrase = getattr(self, "_head_phrase", ())
+        unknown = [t for t in noun if t.isalpha() and len(t) > 2 and t not in entity
+                   and not self._wiki_uses(t)]
+        if unknown and len(phrase) > 1 and self._wiki_uses(key(phrase[-2])) and not \
+                keyword_query(text) and not all(covered(t) > 0 for t in unknown):
+            # (abstain4) an asked head noun the wiki never uses, after a word it does ("the
+            # detention *penalty*", "a class-size *floor*"), names a concept of that thing it
             # does not hold, unless a synonym group says it: not a paraphrase to guess at (a
-            # modifier of the head, "the *underlying* cause", still may be one)
+            # modifier of the head, "the *underlying* cause", still may be one; so may a bare
+            # head, "our *people*")
             return None
         if not statement and getattr(self, "_events", set()) and (dated or (
                 wanted is _TYPES[3][1] and wanted.search(claim.value))) and not events_in(

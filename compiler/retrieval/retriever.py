@@ -463,6 +463,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         while len(phrase) > 1 and phrase[-1] in GENERIC_HEADS:
             phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
         noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
+        self._head_phrase = tuple(phrase)  # (abstain4) read by the unknown-head rule (aspect.py)
         # a head noun naming a kind of value ("the operating temperature *range*", "the
         # delivery *date*") is answered by the value's shape: the word before it says which
         # value, and must be covered too ("operating humidity range" is not the temperature's)

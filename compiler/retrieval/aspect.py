@@ -908,7 +908,8 @@ class AspectMatcher:
             return None  # "when will it be fixed" is not answered by the created date
         text = getattr(self, "_question_text", "")
         phrase = getattr(self, "_head_phrase", ())
-        unknown = [t for t in noun if t.isalpha() and len(t) > 2 and t not in entity
+        unknown = [t for t in (noun or (_noun_keys(phrase[-1]) if phrase else ()))
+                   if t.isalpha() and len(t) > 2 and t not in entity
                    and not self._wiki_uses(t)]
         if unknown and len(phrase) > 1 and self._wiki_uses(key(phrase[-2])) and not \
                 keyword_query(text) and not all(covered(t) > 0 for t in unknown):

@@ -463,7 +463,12 @@ class Retriever(CandidateIndex, AspectMatcher):
         while len(phrase) > 1 and phrase[-1] in GENERIC_HEADS:
             phrase = phrase[:-1]  # "the return authorisation *step*": the step is what it names
         noun = _noun_keys(phrase[-1]) if phrase and not _COUNTED.search(question) else ()
-        self._head_phrase = tuple(phrase)  # (abstain4) read by the unknown-head rule (aspect.py)
+        # (abstain4) read by the unknown-head rule (aspect.py); "what's our X penalty *per
+        # hour*": the rate's unit and the possessive hide the head from the phrase reader, so it
+        # is read without them
+        self._head_phrase = tuple(phrase) or tuple(head_phrase(
+            _OUR.sub("the", _PER_TAIL.sub("?", _rewrite(question))), STOPWORDS | FRAME_WORDS,
+            keyword_query(question)))
         # a head noun naming a kind of value ("the operating temperature *range*", "the
         # delivery *date*") is answered by the value's shape: the word before it says which
         # value, and must be covered too ("operating humidity range" is not the temperature's)
@@ -599,6 +604,8 @@ class Retriever(CandidateIndex, AspectMatcher):
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_OUR = re.compile(r"\b(?:our|my|your)\b", re.I)  # … nor "what's *our* X" the phrase
+_PER_TAIL = re.compile(r"\s+(?:per|an|a)\s+[a-z]+\s*\??\s*$", re.I)
 
 
 def _one_word_apart(a: str, b: str) -> bool:

@@ -466,7 +466,8 @@ class Retriever(CandidateIndex, AspectMatcher):
         # (abstain4) read by the unknown-head rule (aspect.py); "what's our X penalty *per
         # hour*": the rate's unit and the possessive hide the head from the phrase reader, so it
         # is read without them
-        self._head_phrase = tuple(phrase) or tuple(head_phrase(
+        # ("how many pallet *spaces*": what is counted, read by the count rules, not here)
+        self._head_phrase = () if _COUNTED.search(question) else tuple(phrase) or tuple(head_phrase(
             _OUR.sub("the", _PER_TAIL.sub("?", _rewrite(question))), STOPWORDS | FRAME_WORDS,
             keyword_query(question)))
         # a head noun naming a kind of value ("the operating temperature *range*", "the

@@ -92,6 +92,17 @@ PREAMBLE = re.compile(r"^.*?\b(?:remember|recall|know|sure|wonder|wondering|forg
                       r"where)\b)", re.I | re.S)
 # multi-word phrases of questions rewritten to the words sources use
 PHRASES = (
+    # (answer5) how far back records can be pulled, seen or exported is how long they are
+    # kept ("how far back can customers pull temperature records": their retention period)
+    (re.compile(r"\bhow\s+far\s+back\s+(?:[\w'-]+\s+){0,4}?"
+                r"(?:pull|get|see|view|access|retrieve|export|download|look\s+up|go)\b", re.I),
+     "what is the retention period of"),
+    # (answer5) how long before a lock, a block or a hold clears on its own is how long it
+    # lasts: the clearing is no event a source names ("locks the account for 30 minutes")
+    (re.compile(r"\bhow\s+long\s+(?:before|until|till)\s+((?:[\w'-]+\s+){0,3}?)"
+                r"(?:clears?|lifts?|expires?|resets?|unlocks?|wears?\s+off|goes\s+away|"
+                r"releases?)(?:\s+(?:on\s+its\s+own|by\s+itself|automatically|itself))?\b",
+                re.I), r"how long is \1"),
     (re.compile(r"\bin charge of\b", re.I), "manager of"),
     (re.compile(r"\bresponsible for\b", re.I), "owner of"),
     (re.compile(r"\bhow many people\b", re.I), "number of employees"),

@@ -96,7 +96,7 @@ PHRASES = (
     # kept ("how far back can customers pull temperature records": their retention period)
     (re.compile(r"\bhow\s+far\s+back\s+(?:[\w'-]+\s+){0,4}?"
                 r"(?:pull|get|see|view|access|retrieve|export|download|look\s+up|go)\b", re.I),
-     "what is the retention period of"),
+     "how long do we keep"),
     # (answer5) how long before a lock, a block or a hold clears on its own is how long it
     # lasts: the clearing is no event a source names ("locks the account for 30 minutes")
     (re.compile(r"\bhow\s+long\s+(?:before|until|till)\s+((?:[\w'-]+\s+){0,3}?)"

@@ -25,6 +25,8 @@ title: Cellar Club Membership
 
 Cellar Club members receive a case of six bottles each quarter.
 
+Home tastings are offered to members living within 25 miles of one of our cellars.
+
 Bottle insurance is included at no charge on storage plans of 24 months or longer.
 """,
     "members-meeting.md": """---
@@ -86,6 +88,12 @@ def test_how_far_back_records_can_be_pulled_is_their_retention(state: State) -> 
 def test_how_long_before_a_lock_clears_on_its_own_is_how_long_it_lasts(state: State) -> None:
     answers(state, "A member got locked out of the portal. How long before the lock "
             "clears on its own?", "20 minutes")
+
+
+def test_a_distance_says_its_unit_and_a_kind_of_value_typed_a_keystroke_off(
+        state: State) -> None:
+    # "distnace": a word for a kind of value the wiki never writes is still read as that word
+    answers(state, "whats the max distnace from a cellar for home tastings?", "25 miles")
 
 
 def _evidence(state: State, needle: str, score: float, aspect: float | None) -> Evidence:

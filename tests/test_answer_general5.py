@@ -54,6 +54,16 @@ Member cannot sign in after several wrong passwords.
 Reply: Hi Dana, for security the portal locks an account for 20 minutes after 4 failed sign-in
 attempts.
 """,
+    "ops-12.md": """---
+title: OPS-12 Cooling unit down in cellar 3
+---
+# OPS-12 Cooling unit down in cellar 3
+
+- Status: Done
+- Root cause: a cracked fan belt on the cooling unit
+
+The cooling unit in cellar 3 shut down overnight and the cellar warmed to 19 °C by morning.
+""",
     "cork-taint.md": """---
 title: "Runbook: Cork Taint Returns"
 ---
@@ -94,6 +104,10 @@ def test_a_distance_says_its_unit_and_a_kind_of_value_typed_a_keystroke_off(
         state: State) -> None:
     # "distnace": a word for a kind of value the wiki never writes is still read as that word
     answers(state, "whats the max distnace from a cellar for home tastings?", "25 miles")
+
+
+def test_why_something_quit_asks_its_cause(state: State) -> None:
+    answers(state, "why did the cooling unit in cellar 3 quit", "cracked fan belt")
 
 
 def _evidence(state: State, needle: str, score: float, aspect: float | None) -> Evidence:

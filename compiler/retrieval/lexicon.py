@@ -103,6 +103,13 @@ PHRASES = (
                 r"(?:clears?|lifts?|expires?|resets?|unlocks?|wears?\s+off|goes\s+away|"
                 r"releases?)(?:\s+(?:on\s+its\s+own|by\s+itself|automatically|itself))?\b",
                 re.I), r"how long is \1"),
+    # (answer5) why something quit, failed or went down asks its cause: what an incident's
+    # "root cause" or a sentence's "because …" says, not when it happened
+    (re.compile(r"\bwhy\s+(?:did|does|do|would|has|had|was|were|is)\s+(.+?)\s+(?:quit|fail|"
+                r"failed|stop|stopped|break|broke|broken|die|died|crash|crashed|shut\s+down|"
+                r"shut\s+off|cut\s+out|go\s+down|went\s+down|break\s+down|broke\s+down|"
+                r"trip|tripped|go\s+offline|went\s+offline)\b", re.I),
+     r"what was the root cause when \1 failed"),
     (re.compile(r"\bin charge of\b", re.I), "manager of"),
     (re.compile(r"\bresponsible for\b", re.I), "owner of"),
     (re.compile(r"\bhow many people\b", re.I), "number of employees"),

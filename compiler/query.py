@@ -131,15 +131,6 @@ def answer(state: State, question: str, who: Principal | None,
 
 def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer) -> None:
     useful = [e for e in r.claims if _useful(e)] or r.claims
-    # (answer5) once a claim retrieval judged to answer is found, a claim it judged not to
-    # answer (aspect None), scoring below that one, of a page no answering claim is on, is
-    # an unrelated fact: listed beside the answer it misleads (one scoring above is kept, and
-    # so is the answer's own page's prose: there the judgement misses a paraphrase)
-    fit = [e for e in useful if e.aspect is not None]
-    if fit:
-        top, pages = max(e.score for e in fit), {e.claim.subject for e in fit}
-        useful = [e for e in useful if e.aspect is not None or e.score >= top
-                  or e.claim.subject in pages]
     best = useful[0].score if useful else 0.0
     found = {e.claim.id: e.claim for e in r.claims}
     groups: list[tuple[str, tuple[str, str]]] = []

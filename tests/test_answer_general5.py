@@ -1,7 +1,8 @@
-"""General patterns of how documents state facts and of what an answer shows (issue 21,
-answer5): an everyday phrasing the question is read through ("comes at no charge" asks free) is
-read in the claim too ("included at no charge"), and once a claim that answers is found, a
-lower-scoring claim retrieval judged not to answer is left out of the answer.
+"""General patterns of English questions and of how documents state facts (issue 21, answer5):
+"how far back can they pull X" asks how long X is kept, "how long before the lock clears on its
+own" how long the lock lasts, "why did X quit" its root cause, a distance is said with its unit
+("within 25 miles") and a word naming a kind of value typed a keystroke off is still that word,
+and a later clause's "its" is the name the earlier clause says.
 
 The corpus is invented here (a wine merchant nobody tuned on)."""
 
@@ -12,8 +13,6 @@ from collections.abc import Iterator
 import pytest
 
 from compiler.answers.ask import ask
-from compiler.query import answer
-from compiler.retrieval import Evidence, Retrieval, question_terms, retrieve
 from compiler.state import State
 from answer_corpus import answers, markdown_state
 
@@ -97,16 +96,6 @@ def state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[State]:
     yield from markdown_state(tmp_path_factory, "vinhouse", PAGES)
 
 
-def test_a_phrasing_the_question_is_read_through_is_read_in_the_claim(state: State) -> None:
-    # the question's "comes at no charge" is read as free; so is the sentence's "at no charge"
-    question = "how long must a storage plan run before bottle insurance comes at no charge"
-    answers(state, question, "24 months")
-    aspect = {e.claim.source.label.rsplit("/", 1)[-1].split("@")[0]: e.aspect
-              for e in retrieve(state, question, None).claims if "24 months" in e.claim.value}
-    # the sentence saying "at no charge" answers it as well as the one saying "free"
-    assert aspect["cellar-club"] == aspect["members-meeting"], aspect
-
-
 def test_how_far_back_records_can_be_pulled_is_their_retention(state: State) -> None:
     answers(state, "a member wants to know how far back they can pull humidity readings",
             "18 months")
@@ -135,28 +124,3 @@ def test_its_in_a_second_clause_is_the_name_the_first_says(state: State) -> None
     # … read as Porto's night shift, whose date leads: Lisbon's, if listed at all, comes after
     text = ask(state, question, None, "offline").text()
     assert "2027-03-15" not in text or text.index("2027-02-01") < text.index("2027-03-15"), text
-
-
-def _evidence(state: State, needle: str, score: float, aspect: float | None) -> Evidence:
-    claim = next(c for c, _ in state.iter_claims() if needle in c.value)
-    return Evidence(claim=claim, status="winner", score=score, coverage=0.6, context=0.6,
-                    aspect=aspect)
-
-
-def test_a_lower_scoring_claim_judged_not_to_answer_of_another_page_is_left_out(
-        state: State) -> None:
-    # retrieval's own judgement, as it hands it to the answer: one claim answers, a claim of
-    # another page scoring 80% of it does not (its words only overlap the question's) …
-    question = "how long do we have to refund a corked bottle"
-    answering = _evidence(state, "refund the bottle within 5 business days", 10.0, 1.0)
-    unrelated = _evidence(state, "a case of six bottles each quarter", 8.0, None)
-    r = Retrieval(question=question, terms=question_terms(question), claims=[answering,
-                  unrelated], coverage=0.6, answerable=True)
-    text = answer(state, question, None, r).text()
-    assert "5 business days" in text
-    assert "six bottles" not in text, text  # … so it is not listed beside the answer
-    # a claim judged not to answer but scoring above the answering one is kept: the
-    # judgement may miss a paraphrase
-    above = _evidence(state, "a case of six bottles each quarter", 12.0, None)
-    r.claims = [above, answering]
-    assert "six bottles" in answer(state, question, None, r).text()

@@ -20,7 +20,6 @@ from ..schema.keys import attr_key
 from .answer_types import (_CLOCK, _MONEY, _TYPES, AGENT_TYPES, _shaped, answer_type)
 from .scoring import (MIN_ASPECT, MIN_ASPECT_STATEMENT, PAGE_CONTEXT, _Attribute,
                       _attribute_counter, _PageDoc, _tf, attribute_text)
-from .text import _rewrite
 from .text import (_KIND_KEYS, ATTRIBUTE_SYNONYMS, STOPWORDS, SYNONYM_WEIGHT, SYNONYMS, key,
                    stems, tokens)
 from .coverage import digits as _digits
@@ -691,14 +690,11 @@ class AspectMatcher:
         if self._inside_named(claim, terms):
             return None  # "who owns the Caldera … expansion deal" is not the account's manager
         statement = claim.kind == "statement"
-        # (answer5) the everyday phrasings a question is read through are read in the claim
-        # too: "included at no charge" says free as "comes at no charge" asks it
-        fields = [Counter(stems(claim.value)) | Counter(stems(_rewrite(claim.value)))]
+        fields = [Counter(stems(claim.value))]
         if not statement:
             # the attribute with its qualifiers and the source's own field name or label
             # ("Warranty_Months__c", "numberofemployees")
-            fields += [self._attribute_words(claim), Counter(stems(value_clause(claim)))
-                       | Counter(stems(_rewrite(value_clause(claim))))]
+            fields += [self._attribute_words(claim), Counter(stems(value_clause(claim)))]
         vocab = (attribute_vocabulary(claim.attribute, key, self.schema_words)
                  if not statement else frozenset())
 

@@ -136,13 +136,15 @@ def statement_values(text: str) -> list[tuple[str, str, str]]:
     """Every kind's one value: "when fewer than 70% of gateways have reported for 15
     minutes" holds a percentage and a duration, and which of them states a fact other
     sentences state is for those sentences to say (the same unit). A kind with two values
-    ("every 4 hours and kept for 30 days") gives none."""
+    ("every 4 hours and kept for 30 days") gives none. Rates per different units ("$75 per
+    hour, capped at $600 per stop") are as different as a duration and a percentage: each is
+    offered (a flat amount beside them is one more kind)."""
     if _UNASSERTED.search(text):
         return []
-    by_kind: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    by_kind: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
     for kind, unit, value, gone in _found(text):
         if not gone:
-            by_kind[kind].append((kind, unit, value))
+            by_kind[(kind, unit if kind == "money" else "")].append((kind, unit, value))
     return [vs[0] for _, vs in sorted(by_kind.items()) if len(vs) == 1]
 
 
@@ -222,8 +224,20 @@ def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
         # "take a reading every 5 minutes and keep the last 30 days": two verbs' clauses
         pieces = re.split(r"\s+and\s+", part) if len(_values_in(part)) > 1 else [part]
         for piece in pieces:
-            out += [(piece, got) for got in statement_values(piece)]
+            out += [(_own_part(piece, got), got) for got in statement_values(piece)]
     return out
+
+
+def _own_part(text: str, got: tuple[str, str, str]) -> str:
+    """``text`` without its comma-parted pieces holding another value of ``got``'s kind: a
+    row's cell or an aside holding another amount ("…, capped at $600 per stop") says what
+    that amount is, not what ``got`` is."""
+    if got[0] != "money":
+        return text
+    parts = text.split(", ")
+    kept = [p for p in parts
+            if got[2] in p or not any(k == "money" for k, _, _, _ in _found(p))]
+    return ", ".join(kept) if len(kept) < len(parts) else text
 
 
 def _values_in(text: str) -> list[str]:

@@ -144,6 +144,9 @@ def link_record(
     if vocab is not None and any(r.subject_type for r in extraction.claims):
         referenced = [eid for r in extraction.claims if r.kind == "reference"
                       and (eid := lookup(name_key(r.value), r.target_type)) is not None]
+        # an entity another of its sentences names in full is one it is about too
+        referenced += [eid for r in extraction.claims if r.kind == "statement"
+                       for _, _, eid in _find(r.value, lookup) if eid != own]
     claims: list[Claim] = []
     rows: list[tuple[str, str] | None] = []
     # prose read again with what schema induction added (compiler/extract/restate.py)

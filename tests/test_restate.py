@@ -311,3 +311,27 @@ def test_an_unmapped_fact_counting_what_an_attribute_measures_states_it() -> Non
     # a count of something no attribute measures stays as it was
     other = fact.model_copy(update={"value": "12 loading bays"})
     assert reread([other], "site", schema, _none) == [other]
+
+
+def test_a_value_a_question_presupposes_of_our_own_thing_states_it() -> None:
+    # "whether this breaks our 99.5% uptime SLA" asks about the breach; that the SLA is
+    # 99.5% it takes as given (a possessive names the thing by its value)
+    schema = base_schema()
+    schema = schema.model_copy(update={"types": {**schema.types, "product": schema.types[
+        "product"].model_copy(update={"attributes": {
+            **schema.types["product"].attributes,
+            "uptime sla": Attribute.model_validate({"type": "percent"})}})}})
+    named = lambda t: [(m.start(), m.end(), "product")  # noqa: E731
+                       for m in __import__("re").finditer("Kestrel Classroom", t)]
+    # the ticket names its product in full in another sentence: it is about it
+    text = "Several districts asked whether this breaks our 99.5% uptime SLA for Classroom."
+    _, got = reread([_statement("Teachers could not sign in to Kestrel Classroom."),
+                     _statement(text)], "ticket", schema, named)
+    assert (got.kind, got.attribute, got.value, got.subject_type) == (
+        "fact", "uptime sla", "99.5%", "product")
+    # a value the question proposes, or asks about, is no fact
+    for asked in ("Should we raise the uptime SLA for Classroom to 99.95%?",
+                  "Customers asked whether a 99.5% uptime SLA for Classroom is possible."):
+        _, kept = reread([_statement("Kestrel Classroom was down."), _statement(asked)],
+                         "ticket", schema, named)
+        assert kept.kind == "statement", asked

@@ -158,7 +158,9 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
     stated = {c.attribute for c in raws if c.kind == "field"}
     # the types of the entities the record refers to (a ticket's customer): a sentence of it
     # naming none may state their attribute ("their contract ends March 31, 2027")
-    referred = tuple(dict.fromkeys(t for c in raws if c.kind == "reference"
+    # … or that another of its sentences names in full ("could not sign in to Kestrel
+    # Classroom" beside "our 99.5% uptime SLA for Classroom")
+    referred = tuple(dict.fromkeys(t for c in raws if c.kind in ("reference", "statement")
                                    for _, _, t in named(c.value) if t != own_type))
     # values the record says are replaced ("page after 10 minutes instead of 30 minutes"):
     # a sentence telling of the old one ("the alert waited 30 minutes") states no fact now
@@ -488,6 +490,11 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     # a condition leading the clause that states the value ("If no one is home, the courier
     # makes 2 attempts") leaves that clause asserted: only as a fact sentences induced
     conditional = bool(_UNASSERTED_LOOSE.search(text))
+    if conditional and not fact and (given := _presupposed(text)) is not None:
+        # "asked whether this breaks our 99.5% uptime SLA": the question takes that value as
+        # given, so the noun phrase holding it states it
+        text = value_text = given
+        conditional = False
     if not _NUMBER_WORD.search(value_text) or (
             conditional and (fact or not statement_clauses(text))):
         return None
@@ -556,6 +563,24 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
                 return _fact_of(raw, text, k.ref, v, schema, segments)
             break  # several fit as well: not for a guess
     return None
+
+
+# a value naming a thing one owns: "our 99.5% uptime SLA", "their 30-day window"
+_POSSESSED = re.compile(
+    r"(?<![\w-])(?:our|their|your|its)\s+(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?"
+    r"(?:\s?(?:%|percent\b)|[-\s](?:minute|hour|day|week|month|year)s?\b)?\s+[A-Za-z][^,;?!]*?"
+    r"(?=[,;?!]|\.(?!\d)|$)", re.IGNORECASE)
+
+
+def _presupposed(text: str) -> str | None:
+    """The one noun phrase of a question (or a "whether" clause) that names a thing of the
+    speaker's by its value ("… whether this breaks *our 99.5% uptime SLA for Classroom*"):
+    what is asked is something else, that value is taken as given. Not an "if"."""
+    if not re.search(r"\?\s*$|\bwhether\b", text, re.IGNORECASE) or re.match(
+            r"\s*(?:if|unless|suppose|assuming)\b", text, re.IGNORECASE):
+        return None
+    found = _POSSESSED.findall(text)
+    return found[0] if len(found) == 1 else None
 
 
 def _says(text: str, words: str) -> bool:

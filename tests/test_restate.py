@@ -335,3 +335,20 @@ def test_a_value_a_question_presupposes_of_our_own_thing_states_it() -> None:
         _, kept = reread([_statement("Kestrel Classroom was down."), _statement(asked)],
                          "ticket", schema, named)
         assert kept.kind == "statement", asked
+
+
+def test_a_presupposed_value_lands_on_the_entity_the_record_names_in_full(
+        tmp_path: Path) -> None:
+    from test_statement_facts import _claims, _corpus as docs_corpus
+
+    corpus = docs_corpus(tmp_path, {
+        "Orbis Monitor": ("product", "Uptime SLA: 99.9%\n\nMonitor streams vitals."),
+        "Orbis Assess": ("product", "Uptime SLA: 99.5%\n\nAssess scores tests."),
+        "Incident 57": ("ticket", "Nurses could not sign in to Orbis Monitor for an hour.\n\n"
+                        "Several wards asked whether this breaks our 99.7% uptime SLA for "
+                        "Monitor.")})
+    compile_wiki(corpus, tmp_path / "wiki", today="2026-11-21")
+    sla = {(c["subject"], c["normalized"]) for c in _claims(tmp_path / "wiki")
+           if c["attribute"] == "uptime sla"}
+    assert ("product/orbis-monitor", "99.7") in sla and not any(
+        s.startswith("ticket/") for s, _ in sla), sla

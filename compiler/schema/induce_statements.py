@@ -254,10 +254,17 @@ def value_clause(text: str, value: str) -> str:
     return text
 
 
+# everyday English for "costs nothing": one word of the fact whichever a document writes
+_FREE = re.compile(r"\b(?:free\s+of\s+charge|(?:at\s+)?no\s+(?:extra\s+|additional\s+)?"
+                   r"(?:charge|cost)|without\s+(?:extra\s+)?charge|complimentary|free)\b",
+                   re.IGNORECASE)
+
+
 def content_words(text: str, names: frozenset[str] = frozenset()) -> dict[str, str]:
     """stem → the word as written, of the words of ``text`` that may say which fact it
     states (no function or general word, no number, no word of an entity's name)."""
     out: dict[str, str] = {}
+    text = _FREE.sub("free", text)
     for m in _WORD.finditer(text):
         w = m.group()
         low = w.lower()

@@ -143,7 +143,7 @@ def link_record(
     rows: list[tuple[str, str] | None] = []
     # prose read again with what schema induction added (compiler/extract/restate.py)
     raws = reread(extraction.claims, record.entity_type, schema, lambda text: [
-        (s, e, _type_of(eid)) for s, e, eid in _find(text, lookup)], record.body)
+        (s, e, _type_of(eid)) for s, e, eid in _find(text, lookup)], record.body, own)
     # the entities the record refers to (resolved once): a typed claim may be about one
     referenced: list[str] = []
     if vocab is not None and any(r.subject_type for r in raws):

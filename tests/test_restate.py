@@ -352,3 +352,26 @@ def test_a_presupposed_value_lands_on_the_entity_the_record_names_in_full(
            if c["attribute"] == "uptime sla"}
     assert ("product/orbis-monitor", "99.7") in sla and not any(
         s.startswith("ticket/") for s, _ in sla), sla
+
+
+def test_a_fact_induced_through_a_citation_is_read_where_its_document_is_cited() -> None:
+    from compiler.schema.induce_statements import STATEMENT_MARK
+
+    schema = base_schema()
+    attr = Attribute.model_validate({
+        "type": "duration", "unit": "days", "induced": True, "description": STATEMENT_MARK,
+        "phrases": ["request deletion"], "home": "customer-privacy-policy"})
+    schema = schema.model_copy(update={"types": {**schema.types, "policy": schema.types[
+        "policy"].model_copy(update={"attributes": {**schema.types["policy"].attributes,
+                                                    "request deletion": attr}})}})
+    ticket = "Per the privacy policy we have 45 days from the request to finish the deletion."
+    (got,) = reread([_statement(ticket)], "ticket", schema, _none, own="ticket/dpr-9")
+    assert (got.kind, got.attribute, got.value) == ("fact", "request deletion", "45 days")
+    policy = "A written deletion request is honoured within 30 days."
+    (got,) = reread([_statement(policy)], "policy", schema, _none,
+                    own="policy/customer-privacy-policy")
+    assert (got.kind, got.value) == ("fact", "30 days")
+    # two shared words, neither in the document nor citing it: too few for a duration
+    (kept,) = reread([_statement(ticket.replace("Per the privacy policy ", ""))], "ticket",
+                     schema, _none, own="ticket/dpr-9")
+    assert kept.kind == "statement"

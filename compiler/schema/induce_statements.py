@@ -338,6 +338,17 @@ def _names_in(text: str, entities: dict[str, str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def cites(text: str, entity: str) -> bool:
+    """``text`` names the document ``entity`` (a page id) by its title's last two words or
+    more ("per the retention policy" of a "Student Data Retention Policy"): a sentence citing
+    the document that states a fact shares one more word with its sentence."""
+    from ..slug import slugify
+
+    words = entity.split("/", 1)[-1].split("-")
+    said = f"-{slugify(text)}-"
+    return len(words) >= 2 and f"-{'-'.join(words[-2:])}-" in said
+
+
 def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
                       out: Induction) -> None:
     from .model import Attribute
@@ -389,6 +400,8 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
 
     for (i, j), n in sorted(pairs.items()):
         a, b = said[i], said[j]
+        if a.entity != b.entity and (cites(a.text, b.entity) or cites(b.text, a.entity)):
+            n += 1  # one sentence cites the other's document by its title
         if a.rid == b.rid or n < min_shared(a.kind, a.unit):
             continue
         if not _close(a.value, b.value, _CLOSE if n < MIN_SHARED_WORDS else _CLOSE_STRONG):

@@ -149,9 +149,12 @@ def link_record(
     if vocab is not None and any(r.subject_type for r in raws):
         referenced = [eid for r in extraction.claims if r.kind == "reference"
                       and (eid := lookup(name_key(r.value), r.target_type)) is not None]
-        # an entity another of its sentences names in full is one it is about too
-        referenced += [eid for r in extraction.claims if r.kind == "statement"
-                       for _, _, eid in _find(r.value, lookup) if eid != own]
+        # an entity another of its sentences names in full is one it is about too, where it
+        # refers to none of that type
+        referenced = [*referenced, *(eid for r in extraction.claims if r.kind == "statement"
+                                     for _, _, eid in _find(r.value, lookup)
+                                     if eid != own and not any(
+                                         _type_of(x) == _type_of(eid) for x in referenced))]
     for raw in raws:
         if (vocab is not None and raw.kind == "field" and (not raw.mapped or vocab.induced)
                 and raw.field and raw.field != "name"):

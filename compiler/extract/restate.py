@@ -158,10 +158,13 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
     stated = {c.attribute for c in raws if c.kind == "field"}
     # the types of the entities the record refers to (a ticket's customer): a sentence of it
     # naming none may state their attribute ("their contract ends March 31, 2027")
-    # … or that another of its sentences names in full ("could not sign in to Kestrel
-    # Classroom" beside "our 99.5% uptime SLA for Classroom")
-    referred = tuple(dict.fromkeys(t for c in raws if c.kind in ("reference", "statement")
+    referred = tuple(dict.fromkeys(t for c in raws if c.kind == "reference"
                                    for _, _, t in named(c.value) if t != own_type))
+    # … and, for a value a question presupposes, those another of its sentences names in full
+    # ("could not sign in to Kestrel Classroom" beside "our 99.5% uptime SLA for Classroom")
+    mentioned = tuple(dict.fromkeys(t for c in raws if c.kind == "statement"
+                                    for _, _, t in named(c.value)
+                                    if t != own_type and t not in referred))
     # values the record says are replaced ("page after 10 minutes instead of 30 minutes"):
     # a sentence telling of the old one ("the alert waited 30 minutes") states no fact now
     replaced = frozenset(v for c in raws for v in replaced_values(c.quote))
@@ -173,7 +176,8 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
             raw = ((_segment_item(raw, body, schema, own_type, by_type)
                     if segments and body else None)
                    or _loose(raw, own_type, schema, by_type, segments, named, stated,
-                             replaced, referred=referred, own=own) or raw)
+                             replaced, referred=referred, own=own, mentioned=mentioned)
+                   or raw)
         elif raw.kind == "fact" and not raw.mapped:
             raw = (_segment_row(raw, own_type, schema)
                    or (_segment_item(raw, body, schema, own_type, by_type)
@@ -483,7 +487,7 @@ def _all_words(by_type) -> frozenset[str]:
 def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
            stated: set[str], replaced: frozenset[str] = frozenset(),
            only_statements: bool = False, referred: Sequence[str] = (),
-           own: str = "") -> RawClaim | None:
+           own: str = "", mentioned: Sequence[str] = ()) -> RawClaim | None:
     """A statement, or an unmapped fact (its surface name, "current firmware", names no
     attribute), that shares a content word with exactly one typed attribute of the entity it
     is about and holds one value of that attribute's type, states that attribute."""
@@ -499,6 +503,7 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
         # given, so the noun phrase holding it states it
         text = value_text = given
         conditional = False
+        referred = (*referred, *mentioned)
     if not _NUMBER_WORD.search(value_text) or (
             conditional and (fact or not statement_clauses(text))):
         return None

@@ -315,6 +315,17 @@ def _rate(a: float, b: float) -> str:
     return f"{a / b:.2f} ({int(a)}/{int(b)})" if b else "n/a"
 
 
+def markdown_table(rows: list[tuple]) -> str:
+    """Rows (the first the header) as a markdown table, columns padded to their widest cell."""
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for i, r in enumerate(rows):
+        lines.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+        if i == 0:
+            lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
 def table(results: list[dict]) -> str:
     rows = [("question set", *(r["name"] for r in results))]
 
@@ -338,13 +349,7 @@ def table(results: list[dict]) -> str:
             t[f"{n}_abstained"], t[f"{n}_abstained"] + t["answerable"] - t[f"{n}_answered"]))
         row(f"{label}: permission leaks", lambda t, n=name: str(t[f"{n}_leaks"]))
     row("seconds (all questions, both backends)", lambda t: f"{t['seconds']:.1f}")
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-    lines = []
-    for i, r in enumerate(rows):
-        lines.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
-        if i == 0:
-            lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
+    return markdown_table(rows)
 
 
 def main() -> int:

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -35,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from quality_bench import compile_and_export  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CORPORA = REPO / "benchmarks" / "corpora"
@@ -45,34 +46,11 @@ _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), 1)}
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"FOLIO_SIGNING": "off", "FOLIO_BACKEND": "offline"})
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
-
-
-def _folio(*args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-c",
-           "import sys; from pipelines.folio_cli import app; sys.argv[0] = 'folio'; app()", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=str(REPO), check=False)
-
-
 def compile_corpus(corpus: Path, wiki: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(claims, lint findings) of a clean offline compile of ``corpus`` into ``wiki``."""
-    comp = _folio("compile", str(corpus), "--out", str(wiki))
-    if comp.returncode not in (0, 3):
-        raise SystemExit(f"folio compile {corpus} failed (exit {comp.returncode}):\n{comp.stderr[-2000:]}")
-    exp = _folio("export", "claims", "--wiki", str(wiki), "--format", "jsonl")
-    if exp.returncode != 0:
-        raise SystemExit(f"folio export claims --wiki {wiki} failed: {exp.stderr[-2000:]}")
-    claims = [json.loads(line) for line in exp.stdout.splitlines() if line.strip()]
-    lint = _folio("lint", "--wiki", str(wiki), "--json")
-    try:
-        findings = json.loads(lint.stdout).get("findings", [])
-    except json.JSONDecodeError:
-        raise SystemExit(f"folio lint --wiki {wiki} --json gave no JSON: {lint.stderr[-2000:]}") from None
-    return claims, findings
+    """(claims, lint findings) of a clean offline compile of ``corpus`` into ``wiki``: the
+    quality bench's run of the real CLI, with no principal to export as."""
+    got = compile_and_export(corpus, wiki, [])
+    return got["claims"], got["findings"]
 
 
 # -- values -------------------------------------------------------------------------------

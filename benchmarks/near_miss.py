@@ -46,7 +46,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-from answer_bench import ANSWERABLE, NEVER_TUNED, SETS, generated_company, same_value  # noqa: E402
+from answer_bench import (ANSWERABLE, NEVER_TUNED, SETS, generated_company,  # noqa: E402
+                          markdown_table, same_value)
 
 from compiler.answers.ask import ask  # noqa: E402
 from compiler.build import compile_wiki, wiki_state  # noqa: E402
@@ -357,13 +358,7 @@ def table(results: list[dict]) -> str:
                      *(_rate(t[f"false:{k}"], t[f"twins:{k}"]) for k in KINDS),
                      _rate(t["originals_answered"], t["originals"]),
                      _rate(t["controls_answered"], t["controls"])))
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-    lines = []
-    for i, r in enumerate(rows):
-        lines.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
-        if i == 0:
-            lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
+    return markdown_table(rows)
 
 
 def tunable_sets() -> list[tuple[Path, Path]]:

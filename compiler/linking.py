@@ -139,16 +139,22 @@ def link_record(
     own = entity_id_for(record)
     ref = record.ref
     vocab = vocabulary(schema) if schema is not None else None
-    # the entities the record refers to (resolved once): a typed claim may be about one
-    referenced: list[str] = []
-    if vocab is not None and any(r.subject_type for r in extraction.claims):
-        referenced = [eid for r in extraction.claims if r.kind == "reference"
-                      and (eid := lookup(name_key(r.value), r.target_type)) is not None]
     claims: list[Claim] = []
     rows: list[tuple[str, str] | None] = []
     # prose read again with what schema induction added (compiler/extract/restate.py)
     raws = reread(extraction.claims, record.entity_type, schema, lambda text: [
-        (s, e, _type_of(eid)) for s, e, eid in _find(text, lookup)], record.body)
+        (s, e, _type_of(eid)) for s, e, eid in _find(text, lookup)], record.body, own)
+    # the entities the record refers to (resolved once): a typed claim may be about one
+    referenced: list[str] = []
+    if vocab is not None and any(r.subject_type for r in raws):
+        referenced = [eid for r in extraction.claims if r.kind == "reference"
+                      and (eid := lookup(name_key(r.value), r.target_type)) is not None]
+        # an entity another of its sentences names in full is one it is about too, where it
+        # refers to none of that type
+        referenced = [*referenced, *(eid for r in extraction.claims if r.kind == "statement"
+                                     for _, _, eid in _find(r.value, lookup)
+                                     if eid != own and not any(
+                                         _type_of(x) == _type_of(eid) for x in referenced))]
     for raw in raws:
         if (vocab is not None and raw.kind == "field" and (not raw.mapped or vocab.induced)
                 and raw.field and raw.field != "name"):

@@ -55,6 +55,16 @@ def acme_wiki(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return wiki
 
 
+@pytest.fixture(scope="module")
+def acme_state(acme_wiki: Path):  # noqa: ANN201
+    """The compiled Acme wiki's state, open for one test module (read only)."""
+    from compiler.build import wiki_state
+
+    st = wiki_state(acme_wiki)
+    yield st
+    st.close()
+
+
 @pytest.fixture
 def acme_copy(tmp_path: Path) -> Path:
     """A private, modifiable copy of the Acme corpus."""

@@ -4,12 +4,10 @@ is answered by a role a row of the approval policy names."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from compiler.answers.ask import ask
-from compiler.build import wiki_state
 from compiler.retrieval.ranges import band, in_band
 
 
@@ -38,10 +36,8 @@ def test_a_number_is_in_the_band_whose_bounds_hold_it() -> None:
 
 
 @pytest.fixture(scope="module")
-def state(acme_wiki: Path):  # noqa: ANN201
-    st = wiki_state(acme_wiki)
-    yield st
-    st.close()
+def state(acme_state):  # noqa: ANN001, ANN201
+    return acme_state
 
 
 def _lead(state, question: str) -> str:  # noqa: ANN001

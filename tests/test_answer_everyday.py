@@ -5,20 +5,16 @@ hours around the clock as an answer to "when"."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from compiler.answers.ask import ask
-from compiler.build import wiki_state
 from compiler.retrieval.aspect import asked_events
 
 
 @pytest.fixture(scope="module")
-def state(acme_wiki: Path):  # noqa: ANN201
-    st = wiki_state(acme_wiki)
-    yield st
-    st.close()
+def state(acme_state):  # noqa: ANN001, ANN201
+    return acme_state
 
 
 def _lead(state, question: str) -> str:  # noqa: ANN001

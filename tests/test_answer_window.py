@@ -5,11 +5,9 @@ on a page that mentions returns."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from compiler.build import wiki_state
 from compiler.retrieval import retrieve
 from compiler.retrieval.coverage import action_object, asked_action
 from compiler.retrieval.text import FRAME_WORDS, STOPWORDS
@@ -18,10 +16,8 @@ WORDS = STOPWORDS | FRAME_WORDS
 
 
 @pytest.fixture(scope="module")
-def state(acme_wiki: Path):  # noqa: ANN201
-    st = wiki_state(acme_wiki)
-    yield st
-    st.close()
+def state(acme_state):  # noqa: ANN001, ANN201
+    return acme_state
 
 
 @pytest.mark.parametrize(("question", "action", "obj"), [

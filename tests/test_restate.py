@@ -311,3 +311,67 @@ def test_an_unmapped_fact_counting_what_an_attribute_measures_states_it() -> Non
     # a count of something no attribute measures stays as it was
     other = fact.model_copy(update={"value": "12 loading bays"})
     assert reread([other], "site", schema, _none) == [other]
+
+
+def test_a_value_a_question_presupposes_of_our_own_thing_states_it() -> None:
+    # "whether this breaks our 99.5% uptime SLA" asks about the breach; that the SLA is
+    # 99.5% it takes as given (a possessive names the thing by its value)
+    schema = base_schema()
+    schema = schema.model_copy(update={"types": {**schema.types, "product": schema.types[
+        "product"].model_copy(update={"attributes": {
+            **schema.types["product"].attributes,
+            "uptime sla": Attribute.model_validate({"type": "percent"})}})}})
+    named = lambda t: [(m.start(), m.end(), "product")  # noqa: E731
+                       for m in __import__("re").finditer("Kestrel Classroom", t)]
+    # the ticket names its product in full in another sentence: it is about it
+    text = "Several districts asked whether this breaks our 99.5% uptime SLA for Classroom."
+    _, got = reread([_statement("Teachers could not sign in to Kestrel Classroom."),
+                     _statement(text)], "ticket", schema, named)
+    assert (got.kind, got.attribute, got.value, got.subject_type) == (
+        "fact", "uptime sla", "99.5%", "product")
+    # a value the question proposes, or asks about, is no fact
+    for asked in ("Should we raise the uptime SLA for Classroom to 99.95%?",
+                  "Customers asked whether a 99.5% uptime SLA for Classroom is possible."):
+        _, kept = reread([_statement("Kestrel Classroom was down."), _statement(asked)],
+                         "ticket", schema, named)
+        assert kept.kind == "statement", asked
+
+
+def test_a_presupposed_value_lands_on_the_entity_the_record_names_in_full(
+        tmp_path: Path) -> None:
+    from test_statement_facts import _claims, _corpus as docs_corpus
+
+    corpus = docs_corpus(tmp_path, {
+        "Orbis Monitor": ("product", "Uptime SLA: 99.9%\n\nMonitor streams vitals."),
+        "Orbis Assess": ("product", "Uptime SLA: 99.5%\n\nAssess scores tests."),
+        "Incident 57": ("ticket", "Nurses could not sign in to Orbis Monitor for an hour.\n\n"
+                        "Several wards asked whether this breaks our 99.7% uptime SLA for "
+                        "Monitor.")})
+    compile_wiki(corpus, tmp_path / "wiki", today="2026-11-21")
+    sla = {(c["subject"], c["normalized"]) for c in _claims(tmp_path / "wiki")
+           if c["attribute"] == "uptime sla"}
+    assert ("product/orbis-monitor", "99.7") in sla and not any(
+        s.startswith("ticket/") for s, _ in sla), sla
+
+
+def test_a_fact_induced_through_a_citation_is_read_where_its_document_is_cited() -> None:
+    from compiler.schema.induce_statements import STATEMENT_MARK
+
+    schema = base_schema()
+    attr = Attribute.model_validate({
+        "type": "duration", "unit": "days", "induced": True, "description": STATEMENT_MARK,
+        "phrases": ["request deletion"], "home": "customer-privacy-policy"})
+    schema = schema.model_copy(update={"types": {**schema.types, "policy": schema.types[
+        "policy"].model_copy(update={"attributes": {**schema.types["policy"].attributes,
+                                                    "request deletion": attr}})}})
+    ticket = "Per the privacy policy we have 45 days from the request to finish the deletion."
+    (got,) = reread([_statement(ticket)], "ticket", schema, _none, own="ticket/dpr-9")
+    assert (got.kind, got.attribute, got.value) == ("fact", "request deletion", "45 days")
+    policy = "A written deletion request is honoured within 30 days."
+    (got,) = reread([_statement(policy)], "policy", schema, _none,
+                    own="policy/customer-privacy-policy")
+    assert (got.kind, got.value) == ("fact", "30 days")
+    # two shared words, neither in the document nor citing it: too few for a duration
+    (kept,) = reread([_statement(ticket.replace("Per the privacy policy ", ""))], "ticket",
+                     schema, _none, own="ticket/dpr-9")
+    assert kept.kind == "statement"

@@ -19,10 +19,8 @@ NORTHWIND = REPO / "benchmarks" / "corpora" / "northwind"
 
 
 @pytest.fixture(scope="module")
-def state(acme_wiki: Path):  # noqa: ANN201
-    st = wiki_state(acme_wiki)
-    yield st
-    st.close()
+def state(acme_state):  # noqa: ANN001, ANN201
+    return acme_state
 
 
 def test_word_forms_meet_on_one_key() -> None:

@@ -19,7 +19,8 @@ from compiler.export import export_claims
 from compiler.lint import lint
 from compiler.schema import base_schema
 from compiler.schema.induce import RecordFields, induce
-from compiler.schema.induce_statements import (replaced_values, row_sentence, statement_value,
+from compiler.schema.induce_statements import (replaced_values, row_sentence, statement_clauses,
+                                               statement_value,
                                                statement_values)
 
 RUNBOOK = ("The gateway-silence alert pages the on-call engineer when fewer than 70% of "
@@ -191,3 +192,31 @@ def test_a_sentence_counting_a_names_word_states_a_count_one_record_names() -> N
                            ("Harbourview Clinics Ltd has 400 nurses in service.",))
     ind = induce(base_schema(), recs)
     assert not any(name == "bed count" for (_, name) in ind.attributes)
+
+
+def test_rates_of_different_units_in_one_row_are_each_a_value() -> None:
+    # a rate per hour and a cap per stop are two facts' figures, as a duration and a
+    # percentage are: the row offers each, and the other sentences' unit says which
+    row = "Driver waiting, $80 per hour, 15-minute increments after free time, Capped at $500 per stop"
+    assert [v[:2] for _, v in statement_clauses(row)] == [
+        ("duration", "minute"), ("money", "hour"), ("money", "stop")]
+    # two amounts of one unit are still two values of one kind: neither is offered
+    assert statement_values("Waiting is $80 per hour, or $95 per hour at night.") == []
+    ind = induce(base_schema(), [
+        said("policy/accessorial-policy", row),
+        said("ticket/inv-1", "Looked it up: waiting is $70 per hour after the free hours.")])
+    (key, spec), = [(k, v) for k, v in ind.attributes.items() if v.home]
+    assert spec.type == "money" and spec.unit == "hour", spec
+    # a rate far from the row's (a factor above 3 on two shared words) is another fact
+    ind = induce(base_schema(), [
+        said("policy/accessorial-policy", row),
+        said("ticket/inv-1", "Looked it up: waiting is $700 per hour after the free hours.")])
+    assert [k for k, v in ind.attributes.items() if v.home] == []
+    # the cap's cell says what the cap is: a sentence sharing the rate's words and the
+    # cap's ("stop") at a figure far from the rate is no rival of it
+    assert "stop" not in [t for t, v in statement_clauses(row) if v[1] == "hour"][0]
+    ind = induce(base_schema(), [
+        said("policy/accessorial-policy", row),
+        said("policy/driver-pay", "Driver waiting pay: $20 per hour, starting after the "
+             "first 2 hours at a stop.")])
+    assert [k for k, v in ind.attributes.items() if v.home] == []

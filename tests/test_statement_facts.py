@@ -260,3 +260,35 @@ def test_a_fact_filed_on_another_documents_page_never_becomes_that_pages_summary
     assert len(_contradictions(wiki)) == 1
     home = (wiki / "process" / "alpha-failover-runbook.md").read_text(encoding="utf-8")
     assert f'description: "{own}"' in home
+
+
+def test_free_and_at_no_charge_are_one_word_of_a_fact() -> None:
+    # everyday synonyms: "included at no charge" and "free" say the same of a price
+    ind = induce(base_schema(), [
+        said("product/parcel-tracker", "Tracker is included at no charge on leases of 12 "
+             "months or longer."),
+        said("topic/sales-meeting", "Tracker is free on leases of 10 months or more, so "
+             "mention it on every yearly lease.")])
+    (key, spec), = stated(ind).items()
+    assert spec.type == "duration" and spec.unit == "months", spec
+    # two figures far apart (a factor above 6) are no one fact, synonyms or not
+    ind = induce(base_schema(), [
+        said("product/parcel-tracker", "Tracker is included at no charge on leases of 12 "
+             "months or longer."),
+        said("topic/sales-meeting", "Tracker is free on leases of 1 month or more.")])
+    assert stated(ind) == {}
+
+
+def test_a_sentence_citing_the_policy_by_its_title_shares_a_word_with_it() -> None:
+    policy = ("When a customer sends a written deletion request, the data the request covers "
+              "is removed within 30 days.")
+    ticket = "Per the privacy policy we have 45 days from the request to finish the deletion."
+    ind = induce(base_schema(), [said("policy/customer-privacy-policy", policy),
+                                 said("ticket/dpr-9", ticket, system="jira")])
+    (key, spec), = stated(ind).items()
+    assert spec.type == "duration" and spec.home == "customer-privacy-policy", spec
+    # without the citation two shared words are too few for a duration
+    ind = induce(base_schema(), [said("policy/customer-privacy-policy", policy),
+                                 said("ticket/dpr-9", ticket.replace("Per the privacy policy ",
+                                                                     ""), system="jira")])
+    assert stated(ind) == {}

@@ -38,7 +38,7 @@ from ..schema.keys import type_key
 from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
-from ..schema.induce_statements import (MIN_CLAUSE_WORDS, STATEMENT_MARK, content_words,
+from ..schema.induce_statements import (MIN_CLAUSE_WORDS, STATEMENT_MARK, cites, content_words,
                                         min_shared, replaced_values, row_sentence,
                                         statement_clauses, value_clause, value_type)
 from ..schema.narrow import NARROW_MARK, compound_words, narrowed
@@ -146,7 +146,7 @@ def _index(schema: Schema) -> tuple[dict[str, tuple[_Known, ...]], tuple[tuple[s
 
 
 def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
-           named: Named, body: str = "") -> list[RawClaim]:
+           named: Named, body: str = "", own: str = "") -> list[RawClaim]:
     """``raws`` with induced segment qualifiers added to the facts whose sentence names one,
     and statements that state a typed attribute read as facts of it (module docstring)."""
     raws = _repeated_labels_apart(raws)
@@ -160,6 +160,11 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
     # naming none may state their attribute ("their contract ends March 31, 2027")
     referred = tuple(dict.fromkeys(t for c in raws if c.kind == "reference"
                                    for _, _, t in named(c.value) if t != own_type))
+    # … and, for a value a question presupposes, those another of its sentences names in full
+    # ("could not sign in to Kestrel Classroom" beside "our 99.5% uptime SLA for Classroom")
+    mentioned = tuple(dict.fromkeys(t for c in raws if c.kind == "statement"
+                                    for _, _, t in named(c.value)
+                                    if t != own_type and t not in referred))
     # values the record says are replaced ("page after 10 minutes instead of 30 minutes"):
     # a sentence telling of the old one ("the alert waited 30 minutes") states no fact now
     # (each quote once: a sentence's several claims share it)
@@ -172,15 +177,18 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
             raw = ((_segment_item(raw, body, schema, own_type, by_type)
                     if segments and body else None)
                    or _loose(raw, own_type, schema, by_type, segments, named, stated,
-                             replaced, referred=referred) or raw)
+                             replaced, referred=referred, own=own, mentioned=mentioned)
+                   or raw)
         elif raw.kind == "fact" and not raw.mapped:
             raw = (_segment_row(raw, own_type, schema)
                    or (_segment_item(raw, body, schema, own_type, by_type)
                        if segments and body else None)
-                   or (_loose(raw, own_type, schema, by_type, segments, named, stated)
+                   or (_loose(raw, own_type, schema, by_type, segments, named, stated,
+                               own=own)
                        if by_type else None) or raw)
         out.append(_narrowed(raw, schema, body))
-    return out + _row_facts(raws, own_type, schema, by_type, segments, named, stated, replaced)
+    return out + _row_facts(raws, own_type, schema, by_type, segments, named, stated, replaced,
+                            own)
 
 
 def _repeated_labels_apart(raws: Sequence[RawClaim]) -> Sequence[RawClaim]:
@@ -211,7 +219,8 @@ def _repeated_labels_apart(raws: Sequence[RawClaim]) -> Sequence[RawClaim]:
 
 
 def _row_facts(raws: Sequence[RawClaim], own_type: str, schema: Schema, by_type, segments,
-               named: Named, stated: set[str], replaced: frozenset[str]) -> list[RawClaim]:
+               named: Named, stated: set[str], replaced: frozenset[str],
+               own: str = "") -> list[RawClaim]:
     """A table row whose cells together state a fact several records' sentences state
     ("Refuelling, $9.50 per gallon" beside "is refuelled at $8.75 per gallon",
     ``induce_statements.py``): one fact of it per row, beside the row's own cells' facts."""
@@ -229,7 +238,7 @@ def _row_facts(raws: Sequence[RawClaim], own_type: str, schema: Schema, by_type,
         said = RawClaim(attribute="statement", value=text, kind="statement", quote=raw.quote,
                         span=raw.span)
         got = _loose(said, own_type, schema, by_type, segments, named, stated, replaced,
-                     only_statements=True)
+                     only_statements=True, own=own)
         if got is not None and not any(c.attribute == got.attribute and c.value == got.value
                                        for c in raws):
             out.append(got)
@@ -478,7 +487,8 @@ def _all_words(by_type) -> frozenset[str]:
 
 def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, named: Named,
            stated: set[str], replaced: frozenset[str] = frozenset(),
-           only_statements: bool = False, referred: Sequence[str] = ()) -> RawClaim | None:
+           only_statements: bool = False, referred: Sequence[str] = (),
+           own: str = "", mentioned: Sequence[str] = ()) -> RawClaim | None:
     """A statement, or an unmapped fact (its surface name, "current firmware", names no
     attribute), that shares a content word with exactly one typed attribute of the entity it
     is about and holds one value of that attribute's type, states that attribute."""
@@ -489,6 +499,12 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     # a condition leading the clause that states the value ("If no one is home, the courier
     # makes 2 attempts") leaves that clause asserted: only as a fact sentences induced
     conditional = bool(_UNASSERTED_LOOSE.search(text))
+    if conditional and not fact and (given := _presupposed(text)) is not None:
+        # "asked whether this breaks our 99.5% uptime SLA": the question takes that value as
+        # given, so the noun phrase holding it states it
+        text = value_text = given
+        conditional = False
+        referred = (*referred, *mentioned)
     if not _NUMBER_WORD.search(value_text) or (
             conditional and (fact or not statement_clauses(text))):
         return None
@@ -529,7 +545,8 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if k.statement:
                 for words_of, got, near in said or ():
                     if _same_unit(got, k.ref, k.words) and got[2].lower() not in replaced \
-                            and len(k.words & words_of) >= min_shared(got[0], got[1]) \
+                            and len(k.words & words_of) + _cited(k, text, own) >= min_shared(
+                                got[0], got[1]) \
                             and len(k.words & near) >= MIN_CLAUSE_WORDS:
                         by_sentence.append((len(k.words & words_of), k, got[2]))
                 continue
@@ -557,6 +574,35 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
                 return _fact_of(raw, text, k.ref, v, schema, segments)
             break  # several fit as well: not for a guess
     return None
+
+
+# a value naming a thing one owns: "our 99.5% uptime SLA", "their 30-day window"
+_POSSESSED = re.compile(
+    r"(?<![\w-])(?:our|their|your|its)\s+(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?"
+    r"(?:\s?(?:%|percent\b)|[-\s](?:minute|hour|day|week|month|year)s?\b)?\s+[A-Za-z][^,;?!]*?"
+    r"(?=[,;?!]|\.(?!\d)|$)", re.IGNORECASE)
+
+
+def _presupposed(text: str) -> str | None:
+    """The one noun phrase of a question (or a "whether" clause) that names a thing of the
+    speaker's by its value ("… whether this breaks *our 99.5% uptime SLA for Classroom*"):
+    what is asked is something else, that value is taken as given. Not an "if"."""
+    if not re.search(r"\?\s*$|\bwhether\b", text, re.IGNORECASE) or re.match(
+            r"\s*(?:if|unless|suppose|assuming)\b", text, re.IGNORECASE):
+        return None
+    found = _POSSESSED.findall(text)
+    return found[0] if len(found) == 1 else None
+
+
+def _cited(k: _Known, text: str, own: str) -> int:
+    """1 where an attribute induced from fewer shared words than its kind needs (a sentence
+    citing the stating document by its title, induce_statements.cites) is read in that
+    document, or in a sentence citing it, else 0."""
+    home = k.ref.spec.home
+    kind = "quarter" if k.ref.spec.type == "text" else k.ref.spec.type
+    if not home or len(k.words) >= min_shared(kind, k.ref.spec.unit or ""):
+        return 0
+    return int(own.split("/", 1)[-1] == home or cites(text, f"x/{home}"))
 
 
 def _says(text: str, words: str) -> bool:

@@ -47,6 +47,8 @@ _AMOUNT = re.compile(r"[$€£¥]\s*\d|\d\s*%|\bpercent|\d[\d,.]*\b(?!\s*(?:busi
                      r"working\s+)?(?:second|minute|min|hour|hr|day|week|month|year)s?\b)", re.I)
 # a temperature says its unit: "at what *temperature*" is answered by "2 to 8 °C"
 _TEMPERATURE = re.compile(r"\d\s*(?:°|º|℃|℉|degrees?\b|deg\b)", re.I)
+_DISTANCE = re.compile(r"\d\s*(?:miles?|mi|km|kilomet(?:re|er)s?|metres?|meters?|feet|ft|"
+                       r"yards?|yds?)\b", re.I)
 # "time" is a duration ("lead time") or a time of day ("what time is the last dispatch")
 _TIME = re.compile(_DURATION.pattern + r"|\d{1,2}:\d\d", re.I)
 for _words, _shape in (("period duration length term window days hours months years "
@@ -59,7 +61,10 @@ for _words, _shape in (("period duration length term window days hours months ye
                        ("date deadline", _DATE),
                        ("percentage percent share proportion", _PERCENT),
                        ("range", _RANGE),
-                       ("temperature temp", _TEMPERATURE)):
+                       ("temperature temp", _TEMPERATURE),
+                       # (answer5) a distance says its unit: "the max *distance* from a
+                       # clinic" is answered by "within 60 miles"
+                       ("distance radius", _DISTANCE)):
     for _w in _words.split():
         KIND_WORDS[_w] = _shape
 

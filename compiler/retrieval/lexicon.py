@@ -92,6 +92,24 @@ PREAMBLE = re.compile(r"^.*?\b(?:remember|recall|know|sure|wonder|wondering|forg
                       r"where)\b)", re.I | re.S)
 # multi-word phrases of questions rewritten to the words sources use
 PHRASES = (
+    # (answer5) how far back records can be pulled, seen or exported is how long they are
+    # kept ("how far back can customers pull temperature records": their retention period)
+    (re.compile(r"\bhow\s+far\s+back\s+(?:[\w'-]+\s+){0,4}?"
+                r"(?:pull|get|see|view|access|retrieve|export|download|look\s+up|go)\b", re.I),
+     "how long do we keep"),
+    # (answer5) how long before a lock, a block or a hold clears on its own is how long it
+    # lasts: the clearing is no event a source names ("locks the account for 30 minutes")
+    (re.compile(r"\bhow\s+long\s+(?:before|until|till)\s+((?:[\w'-]+\s+){0,3}?)"
+                r"(?:clears?|lifts?|expires?|resets?|unlocks?|wears?\s+off|goes\s+away|"
+                r"releases?)(?:\s+(?:on\s+its\s+own|by\s+itself|automatically|itself))?\b",
+                re.I), r"how long is \1"),
+    # (answer5) why something quit, failed or went down asks its cause: what an incident's
+    # "root cause" or a sentence's "because …" says, not when it happened
+    (re.compile(r"\bwhy\s+(?:did|does|do|would|has|had|was|were|is)\s+(.+?)\s+(?:quit|fail|"
+                r"failed|stop|stopped|break|broke|broken|die|died|crash|crashed|shut\s+down|"
+                r"shut\s+off|cut\s+out|go\s+down|went\s+down|break\s+down|broke\s+down|"
+                r"trip|tripped|go\s+offline|went\s+offline)\b", re.I),
+     r"what was the root cause when \1 failed"),
     (re.compile(r"\bin charge of\b", re.I), "manager of"),
     (re.compile(r"\bresponsible for\b", re.I), "owner of"),
     (re.compile(r"\bhow many people\b", re.I), "number of employees"),

@@ -128,6 +128,8 @@ class Retriever(CandidateIndex, AspectMatcher):
                     sub = self._retrieve_clause(_ANAPHOR.sub(antecedent, p, count=1), k_pages,
                                                 k_claims)
                 value = self._answer_value(subs[-1])
+                # (answer5) a bare count ("6") is nothing "it" or "their" refers to
+                value = "" if re.fullmatch(r"[\d.,\s]+", value) else value
                 if (sub is None or not sub.answerable) and value:
                     # "which tier does X have, and how fast must an engineer reach *them*?":
                     # them are a customer of the tier the earlier clause answered
@@ -135,6 +137,11 @@ class Retriever(CandidateIndex, AspectMatcher):
                                                      k_claims)
                     if by_value.answerable or sub is None:
                         sub = by_value
+                if sub is None or not sub.answerable:
+                    # (answer5) "How many dock doors does Joliet have, and when does *its*
+                    # second shift begin?": its is the name the earlier clause says, though
+                    # that clause was answered from a page only named after it
+                    sub = self._by_named(parts[len(subs) - 1], p, k_pages, k_claims) or sub
                 if sub is not None and sub.answerable:
                     # the thing referred to may be only what the answer applies to ("how long
                     # is *that account's* return window as an Enterprise customer": the return
@@ -177,6 +184,26 @@ class Retriever(CandidateIndex, AspectMatcher):
         merged.unanswered = [p for p, r in zip(parts, subs) if not r.answerable]
         merged.coverage = min((r.coverage for r in subs if r.answerable), default=0.0)
         return merged
+
+    def _by_named(self, earlier: str, clause: str, k_pages: int,
+                  k_claims: int) -> Retrieval | None:
+        """The clause with its anaphor read as a capitalised name the earlier clause says (not
+        its first word, a question word), when that reading answers it."""
+        anaphor = _ANAPHOR.search(clause)
+        if anaphor is None:
+            return None
+        possessive = anaphor.group(0).lower() in ("its", "their") or anaphor.group(0).endswith(
+            "'s")
+        for m in re.finditer(r"(?<!^)(?<![.?!]\s)\b[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)*", earlier):
+            name = m.group(0)
+            if name.split()[0].lower() in STOPWORDS:
+                continue
+            sub = self._retrieve_clause(
+                _ANAPHOR.sub(f"{name}'s" if possessive else name, clause, count=1),
+                k_pages, k_claims)
+            if sub.answerable:
+                return sub
+        return None
 
     def _retrieve_clause(self, question: str, k_pages: int, k_claims: int) -> Retrieval:
         """One clause; "which <role> <verb>s X" (a kind of person doing something) is also

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ..state import State
+from .coverage import KIND_WORDS
 from .text import FRAME_WORDS, STOPWORDS
 
 _WORD = re.compile(r"[A-Za-z]{5,}")
@@ -77,7 +78,9 @@ def correct_typos(question: str, state: State, known: Callable[[str], bool],
         if known(word) or not word.islower() or word in STOPWORDS or word in FRAME_WORDS:
             return word
         if vocab is None:
-            vocab = vocabulary(state)
+            # (answer5) … or a word naming a kind of value, which a reader knows though the
+            # wiki may never write it ("distnace": a distance, said by "within 60 miles")
+            vocab = vocabulary(state) | frozenset(w for w in KIND_WORDS if len(w) >= 5)
         lower = word.lower()
         near = sorted(w for w in _edits(lower) & vocab if len(w) >= 5 and w != lower)
         if len(near) != 1 or (accept is not None and not accept(near[0])):

@@ -150,13 +150,15 @@ def statement_values(text: str) -> list[tuple[str, str, str]]:
     """Every kind's one value: "when fewer than 70% of gateways have reported for 15
     minutes" holds a percentage and a duration, and which of them states a fact other
     sentences state is for those sentences to say (the same unit). A kind with two values
-    ("every 4 hours and kept for 30 days") gives none."""
+    ("every 4 hours and kept for 30 days") gives none. Rates per different units ("$75 per
+    hour, capped at $600 per stop") are as different as a duration and a percentage: each is
+    offered (a flat amount beside them is one more kind)."""
     if _UNASSERTED.search(text):
         return []
-    by_kind: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    by_kind: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
     for kind, unit, value, gone in _found(text):
         if not gone:
-            by_kind[kind].append((kind, unit, value))
+            by_kind[(kind, unit if kind == "money" else "")].append((kind, unit, value))
     return [vs[0] for _, vs in sorted(by_kind.items()) if len(vs) == 1]
 
 
@@ -244,8 +246,20 @@ def _statement_clauses(text: str) -> tuple[tuple[str, tuple[str, str, str]], ...
         # "take a reading every 5 minutes and keep the last 30 days": two verbs' clauses
         pieces = re.split(r"\s+and\s+", part) if len(_values_in(part)) > 1 else [part]
         for piece in pieces:
-            out += [(piece, got) for got in statement_values(piece)]
+            out += [(_own_part(piece, got), got) for got in statement_values(piece)]
     return tuple(out)
+
+
+def _own_part(text: str, got: tuple[str, str, str]) -> str:
+    """``text`` without its comma-parted pieces holding another value of ``got``'s kind: a
+    row's cell or an aside holding another amount ("…, capped at $600 per stop") says what
+    that amount is, not what ``got`` is."""
+    if got[0] != "money":
+        return text
+    parts = text.split(", ")
+    kept = [p for p in parts
+            if got[2] in p or not any(k == "money" for k, _, _, _ in _found(p))]
+    return ", ".join(kept) if len(kept) < len(parts) else text
 
 
 def _values_in(text: str) -> list[str]:
@@ -262,10 +276,17 @@ def value_clause(text: str, value: str) -> str:
     return text
 
 
+# everyday English for "costs nothing": one word of the fact whichever a document writes
+_FREE = re.compile(r"\b(?:free\s+of\s+charge|(?:at\s+)?no\s+(?:extra\s+|additional\s+)?"
+                   r"(?:charge|cost)|without\s+(?:extra\s+)?charge|complimentary|free)\b",
+                   re.IGNORECASE)
+
+
 def content_words(text: str, names: frozenset[str] = frozenset()) -> dict[str, str]:
     """stem → the word as written, of the words of ``text`` that may say which fact it
     states (no function or general word, no number, no word of an entity's name)."""
     out: dict[str, str] = {}
+    text = _FREE.sub("free", text)
     for m in _WORD.finditer(text):
         w = m.group()
         low = w.lower()
@@ -339,6 +360,17 @@ def _names_in(text: str, entities: dict[str, str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def cites(text: str, entity: str) -> bool:
+    """``text`` names the document ``entity`` (a page id) by its title's last two words or
+    more ("per the retention policy" of a "Student Data Retention Policy"): a sentence citing
+    the document that states a fact shares one more word with its sentence."""
+    from ..slug import slugify
+
+    words = entity.split("/", 1)[-1].split("-")
+    said = f"-{slugify(text)}-"
+    return len(words) >= 2 and f"-{'-'.join(words[-2:])}-" in said
+
+
 def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
                       out: Induction) -> None:
     from .model import Attribute
@@ -390,6 +422,8 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
 
     for (i, j), n in sorted(pairs.items()):
         a, b = said[i], said[j]
+        if a.entity != b.entity and (cites(a.text, b.entity) or cites(b.text, a.entity)):
+            n += 1  # one sentence cites the other's document by its title
         if a.rid == b.rid or n < min_shared(a.kind, a.unit):
             continue
         if not _close(a.value, b.value, _CLOSE if n < MIN_SHARED_WORDS else _CLOSE_STRONG):

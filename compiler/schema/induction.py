@@ -11,7 +11,7 @@ from typing import Any
 
 from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
 
-INDUCED_VERSION = "induce-8"  # bump when the rules change: the digest then changes too
+INDUCED_VERSION = "induce-9"  # bump when the rules change: the digest then changes too
 # an attribute induced from a table column whose rows are customer segments (induce.py)
 SEGMENT_ROW_MARK = "induced: a column whose rows are the customer segments"
 

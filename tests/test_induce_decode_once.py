@@ -24,7 +24,8 @@ def _page(name: str, fields: dict, *claims: dict) -> tuple[str, dict, list[dict]
 def test_a_clean_induction_decodes_each_sampled_column_once(monkeypatch) -> None:  # noqa: ANN001
     fact = {"kind": "fact", "attribute": "current firmware", "value": "4.2.1",
             "subject_phrase": "current firmware of Orbis Pulse Oximeter", "mapped": False}
-    said = {"kind": "statement", "value": "Orbis Pulse Oximeter runs firmware 4.2.0 as its release."}
+    said = {"kind": "statement",
+            "value": "Orbis Pulse Oximeter runs firmware 4.2.0 as its release."}
     window = {"kind": "statement", "value": "Tests stay available offline for up to 72 hours."}
     db = _rows_db([_page("orbis", {"Owner": "Ana"}, fact, window),
                    _page("notes", {"Owner": "Bo"}, said, fact),

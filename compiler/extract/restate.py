@@ -167,7 +167,8 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
                                     if t != own_type and t not in referred))
     # values the record says are replaced ("page after 10 minutes instead of 30 minutes"):
     # a sentence telling of the old one ("the alert waited 30 minutes") states no fact now
-    replaced = frozenset(v for c in raws for v in replaced_values(c.quote))
+    # (each quote once: a sentence's several claims share it)
+    replaced = frozenset(v for q in {c.quote for c in raws} for v in replaced_values(q))
     out = []
     for raw in raws:
         if raw.kind == "fact" and raw.mapped and segments:

@@ -34,6 +34,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..text import stem
@@ -93,12 +94,23 @@ _REPLACED = re.compile(r"\b(?:instead\s+of|rather\s+than|replacing|down\s+from|u
 _SPECIFIC_MIN_SHARED = 2
 
 
-def _found(text: str) -> list[tuple[str, str, str, bool]]:
+# the words _REPLACED ends on, anywhere in a text: without them no value of it is replaced
+_REPLACED_ANYWHERE = re.compile(r"\b(?:instead\s+of|rather\s+than|replacing|down\s+from|up\s+from)",
+                                re.IGNORECASE)
+
+
+# memoised: one sentence is read by statement_rows (three ways), statement induction and
+# restate's reread, each several times (70k calls for 18k sentences in a 3k-record compile);
+# a pure function of the text, so a kept result is the one computing it again gives
+@lru_cache(maxsize=32_768)
+def _found(text: str) -> tuple[tuple[str, str, str, bool], ...]:
     """(kind, unit, value as written, replaced) of every typed value of ``text``."""
-    out = []
+    out: list[tuple[str, str, str, bool]] = []
+    maybe_replaced = _REPLACED_ANYWHERE.search(text) is not None
 
     def add(kind: str, unit: str, m: re.Match[str]) -> None:
-        out.append((kind, unit, m.group(), _REPLACED.search(text[:m.start()]) is not None))
+        out.append((kind, unit, m.group(),
+                    maybe_replaced and _REPLACED.search(text[:m.start()]) is not None))
 
     for m in _DURATION.finditer(text):
         add("duration", m.group(1).lower(), m)
@@ -111,11 +123,13 @@ def _found(text: str) -> list[tuple[str, str, str, bool]]:
         add("money", unit, m)
     for m in _QUARTER.finditer(text):
         add("quarter", "", m)
-    return out
+    return tuple(out)
 
 
 def replaced_values(text: str) -> set[str]:
     """The values ``text`` says are replaced ("… instead of 30 minutes"), lower-cased."""
+    if _REPLACED_ANYWHERE.search(text) is None:
+        return set()  # read for every quote of every record: most say nothing is replaced
     return {v.lower() for _, _, v, gone in _found(text) if gone}
 
 
@@ -197,6 +211,14 @@ def _count_value(text: str) -> tuple[str, str, str] | None:
 
 
 def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
+    """See ``_statement_clauses`` (a fresh list: the kept one is shared)."""
+    return list(_statement_clauses(text))
+
+
+# memoised like _found: statement_rows, statement induction and restate's _loose each split
+# the same sentence
+@lru_cache(maxsize=16_384)
+def _statement_clauses(text: str) -> tuple[tuple[str, tuple[str, str, str]], ...]:
     """The clauses of a sentence that each state one typed value, with it: the sentence
     itself when it holds one value; else each of its coordinated clauses ("We start renewals
     30 days before the auth expires, and the payer now takes up to 25 days") holding exactly
@@ -205,19 +227,19 @@ def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
     cond = _CONDITION.match(text)
     if cond is not None and not text.rstrip().endswith("?"):
         if _values_in(text[:cond.end()]):
-            return []
+            return ()
         text = text[cond.end():]
     if _UNASSERTED.search(text):
-        return []
+        return ()
     # one value of each kind it holds ("when fewer than 70% … have reported for 15 minutes":
     # which states the fact, the other sentences' unit says), or a count of a thing
     kept = [f for f in _found(text) if not f[3]]
     kinds = {f[0] for f in kept}
     if kept and len(kinds) == len(kept):
-        return [(text, got) for got in statement_values(text)]
+        return tuple((text, got) for got in statement_values(text))
     if not kept:
         got = _count_value(text)
-        return [(text, got)] if got is not None else []
+        return ((text, got),) if got is not None else ()
     out = []
     for part in _CLAUSE_SEP.split(text):
         part = re.sub(r"^(?:and|but|so|while|whereas)\s+", "", part.strip(), flags=re.IGNORECASE)
@@ -225,7 +247,7 @@ def statement_clauses(text: str) -> list[tuple[str, tuple[str, str, str]]]:
         pieces = re.split(r"\s+and\s+", part) if len(_values_in(part)) > 1 else [part]
         for piece in pieces:
             out += [(_own_part(piece, got), got) for got in statement_values(piece)]
-    return out
+    return tuple(out)
 
 
 def _own_part(text: str, got: tuple[str, str, str]) -> str:
@@ -509,6 +531,7 @@ def shaped_value(text: str) -> str | None:
     return next(iter(found)) if len(found) == 1 else None
 
 
+@lru_cache(maxsize=16_384)  # statement_rows and statement_support read each sentence's
 def _kind_of_sentence(text: str) -> tuple[str, str | None] | None:
     """The value kind (and duration unit) of the one typed value a sentence holds, in the
     terms of phrase induction (``prose_kind``)."""

@@ -155,17 +155,32 @@ def _part(columns: _Columns, part: str) -> str:
 _EMPTY = "[]"
 
 
-def _records(columns: _Columns, parts: tuple[str, ...]) -> list[RecordFields]:
+_Decoded = dict[int, list]  # id of a part's column → its rows decoded (one induced() call)
+
+
+def _decode(column: tuple[str, ...], memo: _Decoded | None) -> list:
+    """A column's rows decoded, once per ``induced`` call (a clean compile runs every stage,
+    each reading the headers: 4 decodes of every sampled row's header, and of the facts twice)."""
+    if memo is not None and (got := memo.get(id(column))) is not None:
+        return got
+    out = [json.loads(js) if js != _EMPTY else () for js in column]
+    if memo is not None:
+        memo[id(column)] = out
+    return out
+
+
+def _records(columns: _Columns, parts: tuple[str, ...],
+             memo: _Decoded | None = None) -> list[RecordFields]:
     """The rows as induction reads them, holding only ``parts`` (the others left empty), so
-    that a stage can read nothing it is not keyed by."""
+    that a stage can read nothing it is not keyed by. ``memo``: decoded columns kept for the
+    columns' lifetime (the caller holds them, so no id is reused meanwhile)."""
     n = len(columns["head"])
-    decoded = {p: [json.loads(js) if js != _EMPTY else () for js in columns[p]]
-               if p in parts else [()] * n for p in _PARTS[1:]}
-    return [RecordFields(*json.loads(head), tuple((k, v) for k, v in fields),
+    decoded = {p: _decode(columns[p], memo) if p in parts else [()] * n for p in _PARTS[1:]}
+    return [RecordFields(*head, tuple((k, v) for k, v in fields),
                          tuple((a, v, about) for a, about, v in facts), tuple(statements),
                          tuple((n_, a) for n_, a in narrowed))
             for head, fields, facts, statements, narrowed in zip(
-                columns["head"], *(decoded[p] for p in _PARTS[1:]), strict=True)]
+                _decode(columns["head"], memo), *(decoded[p] for p in _PARTS[1:]), strict=True)]
 
 
 class _Sentences:
@@ -173,13 +188,14 @@ class _Sentences:
     stage reads them only when some name needs another record's sentence, and its kept result
     is keyed by them only then."""
 
-    def __init__(self, columns: _Columns) -> None:
+    def __init__(self, columns: _Columns, memo: _Decoded | None = None) -> None:
         self._columns = columns
+        self._memo = memo
         self.read = False
 
     def __iter__(self) -> Iterator[RecordFields]:
         self.read = True
-        return iter(_records(self._columns, ("statements",)))
+        return iter(_records(self._columns, ("statements",), self._memo))
 
 
 def _stage(db: sqlite3.Connection, stage: str, digest: str, sentences: str,
@@ -211,9 +227,10 @@ def induced(db: sqlite3.Connection, schema: Schema, basis: str, sample: int) -> 
                    for p in _PARTS}
     digests = {p: _part(columns, p) for p in _PARTS}
     sentences = _digest(digests["head"], digests["statements"])
+    memo: _Decoded = {}  # each column decoded once, whichever stages run
 
     def fields() -> tuple[str, bool]:
-        return induce_fields(_records(with_fields, ("fields",)), vocab).to_json(), False
+        return induce_fields(_records(with_fields, ("fields",), memo), vocab).to_json(), False
 
     def then(before: str, step: Callable[[list[RecordFields], Induction], bool],
              parts: tuple[str, ...]) -> Callable[[], tuple[str, bool]]:
@@ -221,12 +238,12 @@ def induced(db: sqlite3.Connection, schema: Schema, basis: str, sample: int) -> 
             # each stage starts from the one before's result in its stored form, whether kept
             # or just computed: the same input either way
             out = Induction.from_json(before)
-            read = step(_records(columns, parts), out)
+            read = step(_records(columns, parts, memo), out)
             return out.to_json(), read
         return run
 
     def phrases(records: list[RecordFields], out: Induction) -> bool:
-        said = _Sentences(columns)
+        said = _Sentences(columns, memo)
         induce_phrases(records, vocab, out, said)
         return said.read
 

@@ -6,7 +6,7 @@ line-oriented: one block per line, list items as ``- item``, definition list ent
 "page properties" table). A table whose first row is all header cells is written row by row as
 ``Header: cell; Header: cell.`` (the first pair is the row's label; a label under an empty
 header cell stands alone), which reads as text and which the extractor reads cell by cell
-(``compiler/extract/tables.py``).
+(``compiler/tables.py``).
 
 What Confluence shows in place of markup is kept as text: a status lozenge's title
 (``AGREED``), a Jira issue macro's key, a user mention as the user's name (the link's own body,

@@ -29,7 +29,7 @@ from .phrases import Vocabulary, schema_digest, vocabulary
 from .prose import Context, Hit, cell_hits, context_of, sentence_hits
 from .screen import screened
 from .shapes import shape as _shape
-from .tables import Row, pipe_tables, row_line
+from ..tables import Row, pipe_tables, row_line
 
 # Bump when extraction output can change for the same input: it invalidates the cache.
 _RULES_VERSION = "offline-7"  # also restate.py: its readings happen at link time

@@ -44,7 +44,7 @@ from ..schema.induce_statements import (MIN_CLAUSE_WORDS, STATEMENT_MARK, cites,
 from ..schema.narrow import NARROW_MARK, compound_words, narrowed
 from ..schema.induction import SEGMENT_ROW_MARK
 from .prose import _values
-from .tables import row_line
+from ..tables import row_line
 from ..text import normalize_attribute
 
 # a question or a hypothesis states nothing (as in offline.py)

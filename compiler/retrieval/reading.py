@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..extract.tables import row_line
+from ..tables import row_line
 from ..extract.values import BOUND, find_values
 from ..models import Claim, Principal
 from ..state import State

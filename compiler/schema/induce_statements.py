@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ..tables import row_line
 from ..text import stem
 
 if TYPE_CHECKING:
@@ -180,8 +181,6 @@ def row_sentence(quote: str) -> str | None:
     """A table row's line ("Charge: Refuelling; Amount: $9.50 per gallon; Notes: …") as the
     sentence its cells say together ("Refuelling, $9.50 per gallon, …"), so a row can state
     the fact a sentence elsewhere states; None when the quote is no row line."""
-    from ..extract.tables import row_line
-
     row = row_line(quote, 0, len(quote))
     if row is None:
         return None

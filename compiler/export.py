@@ -80,6 +80,11 @@ def export_claims(state: State, who: Principal | None = None) -> Iterator[str]:
     vis = Visibility(state, who)
 
     def flush() -> Iterator[str]:
+        if not vis.exists(batch[0].subject):
+            # a claim a visible record states of a page that does not exist for who (a
+            # ticket's sentence read as a fact of a restricted opportunity): its subject id
+            # would name that page, so it is left out, as the page's own claims are
+            return
         status, _ = resolve(batch, lambda r: policy.rule_named(r).tiebreak)
         # a reference's typed form is the id of the page it links: never one hidden from who
         for c in vis.unlinked(batch):

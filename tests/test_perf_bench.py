@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 EXPECTED = ["1. clean compile", "5a. scale", "5b. scale", "5c. scale",
             "6a. 1-record edit", "6b. 1-record edit", "6c. incremental == clean rebuild",
             "6d. signing overhead"]
-_VERDICT = re.compile(r"= \*\*(?:\d+(?:\.\d+)?|nan)\*\* \(target (?:<=|>=) [\d.]+\): "
+_VERDICT = re.compile(r"= \*\*(?:-?\d+(?:\.\d+)?|nan)\*\* \(target (?:<=|>=) [\d.]+\): "
                       r"\*\*(?:met|missed)\*\*$")
 _ROW = re.compile(r"^\| .+ \(.+\) \| [^|]+ \| [^|]+ \|$")
 _LOAD = re.compile(r"load average [\d.]+ / [\d.]+ / [\d.]+ on \d+ cores")

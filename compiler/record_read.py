@@ -81,7 +81,10 @@ class ReadPhase(CompileSetup):
 
         with step_runner(self.workers, size_hint, self.settings.parallel_min_items, context,
                          self.state.release_memory) as run:
-            for results in run(parse_file, SizedIter(items(), len(changed_files))):
+            # files are weighed by their bytes: the pool cuts its chunks by cost, not count
+            files = SizedIter(items(), len(changed_files), weigh=_item_bytes,
+                              weight=sum(stat.st_size for _, _, stat, _, _ in changed_files))
+            for results in run(parse_file, files):
                 unreadable()
                 f, _, stat, sha, now_ns = fetched.popleft()
                 known.update(st.record_index_of(
@@ -205,6 +208,10 @@ def _store_memo(st: State, rel: str, before: dict[str, tuple[str, str, str]],
     new = [(d, *row) for d, row in now.items() if before.get(d) != row]
     if gone or new:
         st.update_item_digests(rel, gone, new)
+
+
+def _item_bytes(item: tuple) -> int:
+    return len(item[1])
 
 
 def _parse_work(items: list[tuple[str, int]], remembered: dict[str, dict]) -> int:

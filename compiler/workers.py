@@ -16,8 +16,9 @@ import ctypes.util
 import gc
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -97,12 +98,46 @@ def step_runner(workers: int, n_items: int, min_items: int, context: dict[str, A
         gc.unfreeze()
 
 
+# chunks per worker when items say what they cost: the phase ends when the last chunk does,
+# so a finer cut leaves less of it to one worker (each chunk is one round trip to a worker)
+_CHUNKS_PER_WORKER = 16
+_MIN_CHUNK_WEIGHT = 64 * 1024
+
+
 def _pool_runner(pool: Any, workers: int) -> Runner:
     def run(step: Callable[[Any], Any], items: Sequence[T], batched: bool = False
             ) -> Iterator[Any]:
+        weigh = getattr(items, "weigh", None)
+        if weigh is not None and not batched:
+            target = max(_MIN_CHUNK_WEIGHT,
+                         getattr(items, "weight", 0) // (workers * _CHUNKS_PER_WORKER))
+            return chain.from_iterable(pool.imap(
+                partial(_each, step), _weighted_chunks(items, weigh, target), chunksize=1))
         size = max(1, min(64, len(items) // (workers * 8)))
         if batched:  # one batch per task: the same work per task either way
             return chain.from_iterable(pool.imap(step, _batches(items, size), chunksize=1))
         return pool.imap(step, items, chunksize=size)
 
     return run
+
+
+def _each(step: Callable[[T], R], chunk: list[T]) -> list[R]:
+    return [step(item) for item in chunk]
+
+
+def _weighted_chunks(items: Iterable[T], weigh: Callable[[T], int], target: int
+                     ) -> Iterator[list[T]]:
+    """Consecutive items in chunks of about ``target`` cost, pulled one at a time (items may
+    be read as they are pulled: a chunk holds only its own). Chunks of a fixed count put a
+    corpus's exports, which sort together, in one or two chunks: one worker parsed most of
+    the corpus while the other ran out of work."""
+    chunk: list[T] = []
+    weight = 0
+    for item in items:
+        chunk.append(item)
+        weight += weigh(item)
+        if weight >= target:
+            yield chunk
+            chunk, weight = [], 0
+    if chunk:
+        yield chunk

@@ -4,6 +4,7 @@ whole in memory, and the workers keep working while the parent stores the previo
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
@@ -31,17 +32,37 @@ class SizedIter(Iterable[T]):
 
 
 def in_waves(keys: list[str]) -> Iterator[list[str]]:
-    for i in range(0, len(keys), WAVE):
-        yield keys[i:i + WAVE]
+    """``keys`` in waves of ``WAVE``, the first three and the last three ramped (1/8, 1/4, 1/2
+    of a wave): the work the parent does while no worker has any shrinks with them."""
+    n = len(keys)
+    sizes = _wave_sizes(n)
+    start = 0
+    for size in sizes:
+        yield keys[start:start + size]
+        start += size
 
 
-def one_ahead(waves: Iterable[T]) -> Iterator[T]:
-    """Each wave, handed out only once the next one has been prepared: preparing a wave queues
-    it to the workers, so they keep working while the parent stores the previous one (the two
-    never touch the same rows: waves are disjoint sets of records or pages)."""
-    previous: list[T] = []
+def _wave_sizes(n: int) -> list[int]:
+    # the first and last waves of a phase are smaller: the workers wait while the parent
+    # reads the first wave's inputs, and the parent stores the last wave's results alone
+    ramp = [max(1, WAVE // 8), max(1, WAVE // 4), max(1, WAVE // 2)]
+    if n <= 2 * sum(ramp) + WAVE:
+        return [WAVE] * (n // WAVE) + ([n % WAVE] if n % WAVE else [])
+    head, tail = ramp, ramp[::-1]
+    middle = n - sum(head) - sum(tail)
+    full, rest = divmod(middle, WAVE)
+    return head + [WAVE] * full + ([rest] if rest else []) + tail
+
+
+def one_ahead(waves: Iterable[T], depth: int = 2) -> Iterator[T]:
+    """Each wave, handed out only once the next ``depth`` have been prepared: preparing a wave
+    queues it to the workers, so they keep working while the parent stores an earlier one
+    (waves are disjoint sets of records or pages: none reads what another writes). Two ahead,
+    not one: a parent that loses its core for a moment (a machine with other work) would
+    otherwise leave the workers one wave to drain, and idle when it is done."""
+    previous: deque[T] = deque()
     for wave in waves:
-        if previous:
-            yield previous.pop()
         previous.append(wave)
+        if len(previous) > depth:
+            yield previous.popleft()
     yield from previous

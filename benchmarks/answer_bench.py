@@ -76,6 +76,10 @@ SETS = [
     # written blind like marlowe, tunable; the first with Zendesk tickets beside Jira and HubSpot
     (REPO / "benchmarks" / "corpora" / "brindle",
      REPO / "benchmarks" / "truth" / "brindle-questions.yaml"),
+    # written blind like brindle, tunable; Zendesk tickets with their public comments (and
+    # private notes that must stay out) beside Confluence, Jira and HubSpot
+    (REPO / "benchmarks" / "corpora" / "harrow",
+     REPO / "benchmarks" / "truth" / "harrow-questions.yaml"),
     # written blind and HELD OUT (in NEVER_TUNED): fenwick (veterinary hospitals), the first
     # with Salesforce beside HubSpot (two CRMs of different ranks) as well as Confluence and Jira
     (REPO / "benchmarks" / "corpora" / "fenwick",

@@ -85,6 +85,10 @@ SETS = [
     # with Salesforce beside HubSpot (two CRMs of different ranks) as well as Confluence and Jira
     (REPO / "benchmarks" / "corpora" / "fenwick",
      REPO / "benchmarks" / "truth" / "fenwick-questions.yaml"),
+    # written blind like marlowe, tunable (not in NEVER_TUNED): quillon (commercial insurance
+    # brokerage), the same three systems as the independent benchmark
+    (REPO / "benchmarks" / "corpora" / "quillon",
+     REPO / "benchmarks" / "truth" / "quillon-questions.yaml"),
 ]
 
 

@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 CORPORA = REPO / "benchmarks" / "corpora"
 TRUTH = REPO / "benchmarks" / "truth"
 DEFAULT = ("ashgrove", "brindle", "marlowe", "kestrel")
-HELD_OUT = frozenset({"larkspur", "tidewater", "fenwick"})
+HELD_OUT = frozenset({"larkspur", "tidewater", "fenwick", "osprey"})
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), 1)}
 

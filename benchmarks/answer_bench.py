@@ -169,6 +169,16 @@ def has(value: str, text: str) -> bool:
 
 
 _TYPED = ("money", "percent", "duration", "date")
+_NUMBERS = re.compile(r"\d+(?:[.,]\d+)*")
+# a typed match needs the value to say its type: the tolerant parsers read "15 business days
+# after the quarter" as 15 USD and as 15 %, which answers (and leaks) neither "$15" nor "15%"
+_MARKS = {
+    "money": re.compile(r"[$€£]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|k|m|million|thousand)\b", re.I),
+    "percent": re.compile(r"%|\bper ?cent\b|\bpct\b", re.I),
+    "duration": re.compile(r"\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|mos?|"
+                           r"years?|yrs?|quarters?)\b|\d\s*[hdwmy]\b", re.I),
+    "date": re.compile(r"\d"),
+}
 
 
 def same_value(gold: str, value: str) -> bool:
@@ -181,7 +191,13 @@ def same_value(gold: str, value: str) -> bool:
         from companygen import values as V
     except ImportError:
         return False
-    if any(V.same(t, gold, value) for t in _TYPED):
+    if V.same("date", gold, value):
+        return True
+    # a typed or bare number stands for the gold value only when the gold holds one number:
+    # "3 of 24" is a ratio, and "3 business days" neither answers nor leaks it
+    if len(_NUMBERS.findall(gold)) > 1:
+        return False
+    if any(V.same(t, gold, value) and _MARKS[t].search(value) for t in _TYPED):
         return True
     g, v = V.number(gold), V.number(value)
     return g is not None and v is not None and abs(g - v) < 1e-6 and len(V.tokens(value)) <= 3

@@ -1,6 +1,6 @@
 """Conflict bench: do the blind stand-in corpora's planted disagreements come out as planted?
 
-    python3 benchmarks/conflict_bench.py                      # ashgrove brindle marlowe kestrel
+    python3 benchmarks/conflict_bench.py                      # ashgrove brindle marlowe kestrel harrow quillon
     python3 benchmarks/conflict_bench.py ashgrove -v          # one corpus, every miss explained
     python3 benchmarks/conflict_bench.py --json
     python3 benchmarks/conflict_bench.py --heldout            # larkspur tidewater fenwick: sums only
@@ -47,7 +47,7 @@ REPO = Path(__file__).resolve().parent.parent
 CORPORA = REPO / "benchmarks" / "corpora"
 TRUTH = REPO / "benchmarks" / "truth"
 # the tunable corpora, named one by one: a new corpus joins when its truth is written
-DEFAULT = ("ashgrove", "brindle", "marlowe", "kestrel")
+DEFAULT = ("ashgrove", "brindle", "marlowe", "kestrel", "harrow", "quillon")
 HELDOUT = ("larkspur", "tidewater", "fenwick", "osprey")
 HELD_OUT = frozenset(HELDOUT)
 COUNTS = ("settled_found", "settled_total", "contested_reported", "contested_total",

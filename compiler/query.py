@@ -8,11 +8,16 @@ enough gets a plain "no answer" rather than the nearest noise.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import BaseModel, Field
 
 from .models import Claim, ClaimStatus, Principal
 from .retrieval import Evidence, Retrieval, question_terms, retrieve, says_nothing
+from .retrieval.clauses import fronted, split_question
+from .retrieval.retriever import _answering
 from .retrieval.reading import Reading, answer_reading
+from .retrieval.scoring import MIN_ASPECT_STATEMENT, MIN_COVERAGE
 from .state import State
 from .views import Visibility, group_view
 
@@ -44,6 +49,7 @@ class AnswerPart(BaseModel):
     read_from: str | None = Field(None, description="the clause of the cited claim's quote the "
                                   "value was read from, when no claim separates it "
                                   "(compiler/retrieval/reading.py)")
+    clause: int = Field(0, description="which clause of a question of several it answers")
 
 
 class PageRef(BaseModel):
@@ -103,7 +109,23 @@ def query_terms(question: str) -> list[str]:
 def _useful(ev: Evidence) -> bool:
     # a page's own name or a bare link answers nothing by itself
     # … unless retrieval judged it the answer ("our contact at X": the linking page's name)
-    return not says_nothing(ev.claim) or ev.aspect is not None
+    return (not says_nothing(ev.claim) or ev.aspect is not None) and not intrudes(ev)
+
+
+def intrudes(ev: Evidence) -> bool:
+    """(answer7) A side of an open contradiction that does not answer the question as much as
+    any claim would: an answer says "the sources disagree on <its attribute>", so the claim must
+    have been judged to answer (not only to share words with the question) and, when it is a
+    fact read from a sentence of prose or a row (its attribute induced from the words sentences
+    share, no source field), to answer as a sentence must (half of what is asked): the words
+    that matched are one side's sentence, not what the two sides disagree on."""
+    if ev.status != "contested":
+        return False
+    if ev.aspect is None or ev.doubtful:
+        return True
+    c = ev.claim
+    from_text = c.kind == "fact" and c.field is None and getattr(c, "induced", False)
+    return from_text and ev.aspect < MIN_ASPECT_STATEMENT
 
 
 def answer(state: State, question: str, who: Principal | None,
@@ -116,13 +138,42 @@ def answer(state: State, question: str, who: Principal | None,
                     coverage=round(r.coverage, 3),
                     pages=[PageRef(page=p.page, page_title=p.title, score=round(p.score, 3))
                            for p in r.pages])
+    if len(r.parts) > 1:
+        # (answer7) several clauses: each answered on its own, as if asked alone (its claims,
+        # or a value read from a sentence); the question is answered when one is, and the
+        # answer names each clause it does not answer
+        # (each clause named as the question says it, not as retrieval read its "it")
+        said = fronted(r.question) or split_question(r.question)
+        said = said if len(said) == len(r.parts) else [sub.question for sub in r.parts]
+        for i, sub in enumerate(r.parts):
+            # … from the claims that answer it (not its neighbours: one clause, one answer)
+            own = _clause_answer(state, replace(sub, claims=_answering(sub)), who,
+                                 question=sub.question)
+            for part in own.parts:
+                part.clause = i
+            result.parts += own.parts
+            if not own.found:
+                result.unanswered.append(said[i])
+        result.found = bool(result.parts)
+        if not result.found:
+            result.unanswered = []
+        return result
+    return _clause_answer(state, r, who, result, question)
+
+
+def _clause_answer(state: State, r: Retrieval, who: Principal | None,
+                   result: Answer | None = None, question: str = "") -> Answer:
+    """One clause answered from its retrieval: its best claims, or a value read from a claim's
+    sentence (:mod:`compiler.retrieval.reading`) when that answers it better."""
+    result = result or Answer(question=r.question, principal=who.name if who else None,
+                              found=False)
     if r.answerable:
         result.unanswered = list(r.unanswered)
         _parts(state, r, who, result)
     if r.clauses == 1:
         answered = [c.claim_id for p in result.parts for c in p.citations if c.status == "winner"]
-        reading = answer_reading(state, question, who, [p.page for p in r.pages], r.answerable,
-                                 answered)
+        reading = answer_reading(state, question or r.question, who, [p.page for p in r.pages],
+                                 r.answerable, answered)
         if reading is not None:
             result.parts = [_reading_part(reading)]
     result.found = bool(result.parts)
@@ -130,7 +181,11 @@ def answer(state: State, question: str, who: Principal | None,
 
 
 def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer) -> None:
-    useful = [e for e in r.claims if _useful(e)] or r.claims
+    fit = [e for e in r.claims if e.aspect is not None and not e.doubtful]
+    if any(intrudes(e) for e in fit) and not any(
+            e.context >= MIN_COVERAGE for e in fit if not intrudes(e)):
+        return  # (answer7) only a contradiction on something else was judged to answer
+    useful = [e for e in r.claims if _useful(e)] or [e for e in r.claims if not intrudes(e)]
     best = useful[0].score if useful else 0.0
     found = {e.claim.id: e.claim for e in r.claims}
     groups: list[tuple[str, tuple[str, str]]] = []

@@ -14,10 +14,10 @@ from pydantic import BaseModel, Field
 
 from .models import Claim, ClaimStatus, Principal
 from .retrieval import Evidence, Retrieval, question_terms, retrieve, says_nothing
-from .retrieval.clauses import fronted, split_question
+from .retrieval.clauses import fronted, split_clauses
 from .retrieval.retriever import _answering
 from .retrieval.reading import Reading, answer_reading
-from .retrieval.scoring import MIN_ASPECT_STATEMENT, MIN_COVERAGE
+from .retrieval.scoring import MIN_COVERAGE
 from .state import State
 from .views import Visibility, group_view
 
@@ -109,23 +109,35 @@ def query_terms(question: str) -> list[str]:
 def _useful(ev: Evidence) -> bool:
     # a page's own name or a bare link answers nothing by itself
     # … unless retrieval judged it the answer ("our contact at X": the linking page's name)
-    return (not says_nothing(ev.claim) or ev.aspect is not None) and not intrudes(ev)
+    return not says_nothing(ev.claim) or ev.aspect is not None
 
 
-def intrudes(ev: Evidence) -> bool:
-    """(answer7) A side of an open contradiction that does not answer the question as much as
-    any claim would: an answer says "the sources disagree on <its attribute>", so the claim must
-    have been judged to answer (not only to share words with the question) and, when it is a
-    fact read from a sentence of prose or a row (its attribute induced from the words sentences
-    share, no source field), to answer as a sentence must (half of what is asked): the words
-    that matched are one side's sentence, not what the two sides disagree on."""
-    if ev.status != "contested":
-        return False
-    if ev.aspect is None or ev.doubtful:
-        return True
-    c = ev.claim
-    from_text = c.kind == "fact" and c.field is None and getattr(c, "induced", False)
-    return from_text and ev.aspect < MIN_ASPECT_STATEMENT
+def _fits(ev: Evidence) -> bool:
+    return ev.aspect is not None and not ev.doubtful
+
+
+def intruding(state: State, r: Retrieval, who: Principal | None) -> set[str]:
+    """(answer7) The claims of every open contradiction that answers the question less than any
+    claim must: an answer says "the sources disagree on <its attribute>", a statement about
+    every side, so each side must have been judged to answer. One side that shares words with
+    the question (a roadmap row's "general *availability*" asked about uptime) and another
+    that does not ("Harrow Advance launches in Q2 2027") is a contradiction about something
+    else that one side's sentence happens to touch."""
+    judged = {e.claim.id: _fits(e) for e in r.claims}
+    out: set[str] = set()
+    seen: set[tuple] = set()
+    for e in r.claims:
+        c = e.claim
+        group = (c.subject, c.attribute, tuple(sorted(_qualifiers(c).items())))
+        if e.status != "contested" or not _fits(e) or group in seen:
+            continue
+        seen.add(group)
+        claims, status, _ = group_view(state, c.subject, c.attribute, who)
+        sides = [g.id for g in claims if _qualifiers(g) == _qualifiers(c)
+                 and status.get(g.id) == "contested"]
+        if not all(judged.get(i, False) for i in sides):
+            out.update(sides)
+    return out
 
 
 def answer(state: State, question: str, who: Principal | None,
@@ -143,17 +155,21 @@ def answer(state: State, question: str, who: Principal | None,
         # or a value read from a sentence); the question is answered when one is, and the
         # answer names each clause it does not answer
         # (each clause named as the question says it, not as retrieval read its "it")
-        said = fronted(r.question) or split_question(r.question)
-        said = said if len(said) == len(r.parts) else [sub.question for sub in r.parts]
+        given = fronted(r.question)
+        said, bare = (given, given) if given else split_clauses(r.question)
+        if len(said) != len(r.parts):
+            said = bare = [sub.question for sub in r.parts]
         for i, sub in enumerate(r.parts):
-            # … from the claims that answer it (not its neighbours: one clause, one answer)
-            own = _clause_answer(state, replace(sub, claims=_answering(sub)), who,
-                                 question=sub.question)
+            own = _own_answer(state, sub, who)
+            if not own.found and bare[i] != said[i]:
+                # the scene set before the clauses is not what this one asks of ("X - who is
+                # our contact there, and how many passes does Gold get?"): asked alone
+                own = _own_answer(state, retrieve(state, bare[i], who), who)
             for part in own.parts:
                 part.clause = i
             result.parts += own.parts
             if not own.found:
-                result.unanswered.append(said[i])
+                result.unanswered.append(bare[i])
         result.found = bool(result.parts)
         if not result.found:
             result.unanswered = []
@@ -161,15 +177,23 @@ def answer(state: State, question: str, who: Principal | None,
     return _clause_answer(state, r, who, result, question)
 
 
+def _own_answer(state: State, sub: Retrieval, who: Principal | None) -> Answer:
+    """A clause of several answered from the claims that answer it (not its neighbours: one
+    clause, one answer), or from a value read from a sentence."""
+    return _clause_answer(state, replace(sub, claims=_answering(sub)), who,
+                          question=sub.question, judged=sub)
+
+
 def _clause_answer(state: State, r: Retrieval, who: Principal | None,
-                   result: Answer | None = None, question: str = "") -> Answer:
+                   result: Answer | None = None, question: str = "",
+                   judged: Retrieval | None = None) -> Answer:
     """One clause answered from its retrieval: its best claims, or a value read from a claim's
     sentence (:mod:`compiler.retrieval.reading`) when that answers it better."""
     result = result or Answer(question=r.question, principal=who.name if who else None,
                               found=False)
     if r.answerable:
         result.unanswered = list(r.unanswered)
-        _parts(state, r, who, result)
+        _parts(state, r, who, result, judged)
     if r.clauses == 1:
         answered = [c.claim_id for p in result.parts for c in p.citations if c.status == "winner"]
         reading = answer_reading(state, question or r.question, who, [p.page for p in r.pages],
@@ -180,14 +204,17 @@ def _clause_answer(state: State, r: Retrieval, who: Principal | None,
     return result
 
 
-def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer) -> None:
-    fit = [e for e in r.claims if e.aspect is not None and not e.doubtful]
-    if any(intrudes(e) for e in fit) and not any(
-            e.context >= MIN_COVERAGE for e in fit if not intrudes(e)):
+def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer,
+           judged: Retrieval | None = None) -> None:
+    """``judged``: the clause's whole retrieval, when ``r`` keeps only its answering claims."""
+    away = intruding(state, judged or r, who)
+    if away and not any(e.context >= MIN_COVERAGE for e in r.claims
+                        if _fits(e) and e.claim.id not in away):
         return  # (answer7) only a contradiction on something else was judged to answer
-    useful = [e for e in r.claims if _useful(e)] or [e for e in r.claims if not intrudes(e)]
+    claims = [e for e in r.claims if e.claim.id not in away]
+    useful = [e for e in claims if _useful(e)] or claims
     best = useful[0].score if useful else 0.0
-    found = {e.claim.id: e.claim for e in r.claims}
+    found = {e.claim.id: e.claim for e in claims}
     groups: list[tuple[str, tuple[str, str]]] = []
     for ev in useful:
         # several clauses: each has its own best, so no part is measured against another's

@@ -32,7 +32,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from ..models import Claim, Principal
-from ..query import Answer, AnswerPart, Citation, PageRef, answer as extract_answer, intrudes
+from ..query import Answer, AnswerPart, Citation, PageRef, answer as extract_answer, intruding
 from ..retrieval import Retrieval, retrieve, says_nothing
 from ..settings import FolioSettings
 from ..state import State
@@ -138,6 +138,7 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
     facts: list[Fact] = []
     seen: set[str] = set()
     vis = Visibility(state, who)  # a reference states its target's title, if visible
+    away = intruding(state, r, who)
 
     def add(c: Claim, status: str, reason: str | None = None) -> None:
         if c.id in seen or len(facts) >= MAX_FACTS:
@@ -154,7 +155,7 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
         c = ev.claim
         if says_nothing(c) and ev.aspect is None:
             continue  # … unless retrieval judged it the answer ("our contact at X": its name)
-        if intrudes(ev):
+        if c.id in away:
             continue  # (answer7) a contradiction on something the question does not ask
         if c.kind == "statement":
             add(c, "winner")

@@ -32,6 +32,12 @@ def split_question(question: str) -> list[str]:
     says before its first clause to set the scene (a sentence that asks nothing, "Signing a new
     Plus customer."; a topic put first, "cobalt logistics - …", "video visits: …"; a lead-in,
     "For an Enterprise customer, …") is said of every clause, each asked with it (answer7)."""
+    return split_clauses(question)[0]
+
+
+def split_clauses(question: str) -> tuple[list[str], list[str]]:
+    """(:func:`split_question`'s clauses, the same clauses as the question says them, without
+    the scene it set before them)."""
     body = PREAMBLE.sub("", question, count=1)
     context, body = _context(body)
     parts = [p.strip(" ,;?") for p in _CLAUSE.split(body)]
@@ -49,11 +55,11 @@ def split_question(question: str) -> list[str]:
         else:
             parts = [parts[0] + ", " + parts[1], *parts[2:]]
     if len(parts) < 2 or not all(question_terms(p) for p in parts):
-        return [question]
-    if context is not None:
-        text, glue = context
-        parts = [f"{text}{glue}{p}" for p in parts]
-    return parts
+        return [question], [question]
+    if context is None:
+        return parts, parts
+    text, glue = context
+    return [f"{text}{glue}{p}" for p in parts], parts
 
 
 # (answer7) what a question says before its first clause, said of each clause:

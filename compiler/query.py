@@ -17,7 +17,7 @@ from .retrieval import Evidence, Retrieval, question_terms, retrieve, says_nothi
 from .retrieval.clauses import fronted, split_clauses
 from .retrieval.retriever import _answering
 from .retrieval.reading import Reading, answer_reading
-from .retrieval.scoring import MIN_COVERAGE
+from .retrieval.text import SYNONYMS, stems
 from .state import State
 from .views import Visibility, group_view
 
@@ -117,13 +117,13 @@ def _fits(ev: Evidence) -> bool:
 
 
 def intruding(state: State, r: Retrieval, who: Principal | None) -> set[str]:
-    """(answer7) The claims of every open contradiction that answers the question less than any
-    claim must: an answer says "the sources disagree on <its attribute>", a statement about
-    every side, so each side must have been judged to answer. One side that shares words with
-    the question (a roadmap row's "general *availability*" asked about uptime) and another
-    that does not ("Harrow Advance launches in Q2 2027") is a contradiction about something
-    else that one side's sentence happens to touch."""
-    judged = {e.claim.id: _fits(e) for e in r.claims}
+    """(answer7) The claims of every open contradiction that does not answer the question as
+    any claim must: an answer says "the sources disagree on <its attribute>", so what the sides
+    disagree on — the attribute (with its qualifiers) or the value — must say something of what
+    is asked. A side retrieval judged to answer only through the other words of its sentence (a
+    roadmap row's "general *availability*" asked about uptime, while the sides disagree on when
+    "Harrow Advance" ships) is a contradiction about something else."""
+    asked = set(r.terms)
     out: set[str] = set()
     seen: set[tuple] = set()
     for e in r.claims:
@@ -132,11 +132,13 @@ def intruding(state: State, r: Retrieval, who: Principal | None) -> set[str]:
         if e.status != "contested" or not _fits(e) or group in seen:
             continue
         seen.add(group)
+        said = set(stems(f"{label(c)} {c.value}"))
+        said |= {a for w in said for a in SYNONYMS.get(w, ())}
+        if said & asked:
+            continue
         claims, status, _ = group_view(state, c.subject, c.attribute, who)
-        sides = [g.id for g in claims if _qualifiers(g) == _qualifiers(c)
-                 and status.get(g.id) == "contested"]
-        if not all(judged.get(i, False) for i in sides):
-            out.update(sides)
+        out.update(g.id for g in claims if _qualifiers(g) == _qualifiers(c)
+                   and status.get(g.id) == "contested")
     return out
 
 
@@ -207,10 +209,8 @@ def _clause_answer(state: State, r: Retrieval, who: Principal | None,
 def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer,
            judged: Retrieval | None = None) -> None:
     """``judged``: the clause's whole retrieval, when ``r`` keeps only its answering claims."""
+    # (answer7) a contradiction on something else is no part of the answer
     away = intruding(state, judged or r, who)
-    if away and not any(e.context >= MIN_COVERAGE for e in r.claims
-                        if _fits(e) and e.claim.id not in away):
-        return  # (answer7) only a contradiction on something else was judged to answer
     claims = [e for e in r.claims if e.claim.id not in away]
     useful = [e for e in claims if _useful(e)] or claims
     best = useful[0].score if useful else 0.0

@@ -137,6 +137,10 @@ def test_a_scene_a_topic_or_a_lead_in_is_said_of_every_clause():
         "harbourview physio - when does their contract renew"]
     assert split_question("sauna suite: how many people does it seat and when did it open") == [
         "sauna suite - how many people does it seat", "sauna suite - when did it open"]
+    # a clause asking "when is …" after the topic is a question, not a condition
+    assert split_question("sauna suite: when is it cleaned and how many people does it "
+                          "seat") == ["sauna suite - when is it cleaned",
+                                      "sauna suite - how many people does it seat"]
     assert split_question("For a Silver member, what's the monthly fee and how many guest "
                           "passes do they get?") == [
         "For a Silver member, what's the monthly fee",

@@ -146,7 +146,10 @@ def elided_topic(clause: str) -> str:
 
 _ASKS = re.compile(r"\s*(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|"
                    r"did|can|could|will|would|should|has|have|may|must)\b", re.I)
-_CONDITION = re.compile(r"\s*(?:if|when|once|after|before|in case|suppose|assuming|say)\b", re.I)
+_CONDITION = re.compile(r"\s*(?:if|when(?!\s+(?:is|are|was|were|does|do|did|will|would|can|could|"
+                        r"should|must|has|have)\b)|once|after|before|in case|suppose|assuming|"
+                        r"say)\b", re.I)
+# ("when *is* it supposed to open" asks a time; "when a customer reports a fault" sets one)
 
 
 def _interleave(lists: Sequence[Sequence], ident) -> list:  # noqa: ANN001

@@ -2,8 +2,9 @@
 compiler/retrieval/clauses.py, compiler/answers/ask.py; issue 21, answer7): what a question says
 before its clauses to set the scene (a sentence that asks nothing, a topic put first, a
 lead-in) is said of each clause; a clause the scene does not concern is asked alone; a clause
-not answered is named. And an open contradiction answers a question only when every side of it
-does: one side's sentence sharing words with the question is no answer.
+not answered is named. And an open contradiction answers a question only when what its sides
+disagree on (attribute, value) says something of it: one side's sentence sharing words with the
+question is no answer.
 
 The corpus is invented here (a chain of leisure clubs nobody tuned on)."""
 
@@ -197,7 +198,7 @@ def test_the_clause_not_answered_is_named_as_asked(state):
     assert not nothing.found and not nothing.unanswered
 
 
-def test_a_contradiction_answers_only_when_every_side_does(state):
+def test_a_contradiction_answers_only_when_what_its_sides_disagree_on_is_asked(state):
     # both sides say what a day locker costs: the open contradiction is the answer
     text = _text(state, "How much does a day locker cost?")
     assert "Contested" in text and "€3" in text and "€4" in text, text

@@ -496,9 +496,9 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
             i = parent[i]
         return i
 
-    # the best-evidenced pairs first; two groups join only when most of the pairs across
-    # them are linked too: a chain of two facts sharing a few words at its middle (an
-    # escalation 45 days before expiration, a renewal notice 90 days before it) stays two
+    # the best-evidenced pairs first; two groups join only when at least half the pairs
+    # across them are linked too: a chain of two facts touching at one pair of sentences (an
+    # escalation 14 days before a permit lapses, a reminder 30 days before it) stays two
     for (i, j), _n in sorted(linked.items(), key=lambda kv: (-kv[1], kv[0])):
         ri, rj = find(i), find(j)
         if ri == rj:

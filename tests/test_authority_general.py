@@ -6,6 +6,16 @@ sharing a few words through a third sentence are not chained into one."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+from compiler.build import compile_wiki, wiki_state
+from compiler.export import export_claims
+from compiler.lint import lint
+
 from compiler.extract.phrases import vocabulary
 from compiler.extract.prose import sentence_hits
 from compiler.schema.induce_statements import induce_statements, statement_clauses, statement_values
@@ -87,3 +97,41 @@ def test_two_facts_sharing_words_through_a_third_sentence_stay_two() -> None:
     induce_statements(records, schema_vocabulary(base_schema()), out)
     names = sorted(name for _, name in out.attributes)
     assert len(names) == 2, names
+
+
+# -- end to end: a sentence read as one fact still states its other value -----------------
+def _corpus(root: Path, docs: dict[str, tuple[str, str]]) -> Path:
+    corpus = root / "corpus"
+    (corpus / "notes").mkdir(parents=True)
+    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
+        {"path": "notes", "system": "markdown", "instance": "nb",
+         "default_acl": {"public": True}}]}))
+    for name, (etype, body) in docs.items():
+        (corpus / "notes" / f"{name}.md").write_text(
+            f"---\ntitle: {name}\ntype: {etype}\n---\n\n# {name}\n\n{body}\n")
+    return corpus
+
+
+def test_a_fact_sentences_other_value_meets_the_same_fact_elsewhere(tmp_path: Path) -> None:
+    docs = {
+        "Member Expense Handbook": ("policy", "Members may resubmit a rejected expense claim "
+                                   "within 45 days after the appeal closes."),
+        "Appeal by Calder Mills": ("ticket", "Per the expense handbook they have 30 days "
+                                   "after the appeal closes to resubmit the rejected "
+                                   "expense claim, so the due date is 2026-12-01."),
+    }
+    wiki = tmp_path / "wiki"
+    compile_wiki(_corpus(tmp_path, docs), wiki, today="2026-11-21")
+    state = wiki_state(wiki)
+    try:
+        claims = {c["claim_id"]: c for c in map(json.loads, export_claims(state))}
+        found = [f for f in lint(state, wiki, datetime.now(UTC)).findings
+                 if f.code == "open-contradiction"]
+    finally:
+        state.close()
+    # the ticket's date is still its due date ...
+    assert any(c["attribute"] == "due date" and c["value"] == "2026-12-01" for c in claims.values())
+    # ... and its 30 days contradicts the handbook's 45 (equal rank: contested)
+    (f,) = found
+    assert sorted(claims[i]["value"] for i in f.claims) == ["30 days", "45 days"]
+    assert {claims[i]["status"] for i in f.claims} == {"contested"}

@@ -674,6 +674,13 @@ def statement_rows(claims: Iterable[dict[str, Any]]) -> list[str]:
     """The sentences of an extraction's statements (and its table rows' cells) that hold one
     typed or shaped value, or one number counting something."""
     said = {str(c["value"]) for c in claims if c.get("kind") == "statement"}
+    # a fact's sentence holding another value ("they have 60 days after the contract end, so
+    # the deadline is 2026-11-29" read as a due date) may state that one too
+    said |= {text for c in claims if c.get("kind") == "fact" and not c.get("row")
+             and (text := " ".join(str(c.get("quote", "")).split()))
+             and any(v.lower() != str(c.get("value", "")).lower()
+                     and v not in str(c.get("value", "")) and str(c.get("value", "")) not in v
+                     for _, (_, _, v) in statement_clauses(text))}
     # a table row states a fact too, in its cells together (row_sentence)
     said |= {text for c in claims if c.get("kind") == "fact" and c.get("row")
              and (text := row_sentence(str(c.get("quote", "")))) is not None}

@@ -212,8 +212,9 @@ def group_view(
 
 
 def visible_findings(state: State, report: LintReport, who: Principal | None) -> LintReport:
-    """Lint as ``who`` sees the wiki: a finding is kept only when its page, every claim and
-    every source it names are visible to ``who`` (so its text names nothing hidden)."""
+    """Lint as ``who`` sees the wiki: a finding is kept only when its page, every other page,
+    every claim and every source it names are visible to ``who`` (so its text names nothing
+    hidden)."""
     if who is None:
         return report
     vis = Visibility(state, who)
@@ -231,6 +232,8 @@ def visible_findings(state: State, report: LintReport, who: Principal | None) ->
     for f in report.findings:
         if f.page is not None and not vis.exists(f.page):
             continue
+        if not all(vis.exists(p) for p in f.pages):
+            continue  # its message names a page that does not exist for who
         if f.claims and not all(vis.claim_visible(c) for c, _ in
                                 state.claims_by_ids(f.claims).values()):
             continue

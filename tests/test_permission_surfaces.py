@@ -227,8 +227,11 @@ def test_cli_surfaces_leak_nothing(world: World) -> None:
             found += [f"show {page}: {x}" for x in s.leaks(text)]
         _, text = _cli("export", "claims", *w, *as_)
         found += [f"export: {x}" for x in s.leaks(text)]
-        _, text = _cli("lint", *w, *as_, "--json", "--now", NOW)
-        found += [f"lint: {x}" for x in s.leaks(text)]
+        # today, and years on: every source is then stale, and its finding names the pages
+        # it supports
+        for now in (NOW, "2099-01-01T00:00:00+00:00"):
+            _, text = _cli("lint", *w, *as_, "--json", "--now", now)
+            found += [f"lint {now[:4]}: {x}" for x in s.leaks(text)]
         report[name] = found
     print(f"\n{world.name} CLI leaks: {({n: len(v) for n, v in report.items()})}")
     _dump(world, report)

@@ -520,6 +520,17 @@ class AspectMatcher:
         c.aliases = frozenset(alt for k in c for alt in ATTRIBUTE_SYNONYMS.get(k, ())) - set(c)
         return c
 
+    def slot_share(self, claim: Claim, nouns: Sequence[str]) -> float:
+        """(answer6) The share of the asked phrase's own words (``nouns``: no entity's name,
+        no word naming a kind of value) the claim's *attribute* says, with its schema and
+        lexicon words: "which identity provider …" is asked of the *identity provider* field,
+        which names it, before a sentence that only repeats the words. 0 for a statement."""
+        if claim.kind == "statement" or not nouns:
+            return 0.0
+        attr = self._attribute_words(claim)
+        return sum(1 for t in nouns if attr[t] or t in attr.aliases or any(
+            attr[a] for a in SYNONYMS.get(t, ()))) / len(nouns)
+
     def _schema_words_of(self, claim: Claim) -> frozenset[str]:
         """The schema's words (not keys) for a claim's attribute: the base schema's and the
         wiki's own phrases."""
@@ -821,12 +832,32 @@ class AspectMatcher:
         on_page = (lambda t: page is not None and (
             (t in _MONTH_KEYS and any(_tf(c, t) for c in (
                 page.title, page.attribute, page.value, page.text)))
+            # (answer6) … and so do the words its page says: "late geofence exit alerts fix
+            # version" names the ticket by its summary and asks its fix version (the head noun,
+            # "version", must still be the claim's own)
+            # (not a number, nor a word of another row's label on the page: "weekly rate on a
+            # *60 ft boom*" is not a generator's row of a rate card that lists a boom)
+            or (not statement and not t.isdigit() and not _tf(page.attribute, t)
+                and any(_tf(c, t) for c in (page.title, page.value, page.text))
+                and not lenient.append(t))
             or any(c.attribute.lower().endswith("type") and key(c.value.strip()) == t
                    for c, _ in page.claims))) if keyword_query(
             getattr(self, "_question_text", "")) else (lambda t: False)
+        lenient: list[str] = []
         if nouns and sum(covered(t) > 0 or on_page(t) for t in nouns) * 2 < len(nouns) and not (
                 not statement and self._paraphrased_keywords(asked, covered)):
             return None
+        if lenient and not statement:
+            # (answer6) … but what is asked is the claim's own: its attribute says the head
+            # noun, or, when that names a kind of value ("click *count*", "submission
+            # *deadline*"), the word before it ("expense report submission deadline" is no
+            # effective date of the expense policy, which speaks of submitting reports; "price
+            # to keep a mini ex per employee" no head count of a page that rents one)
+            said = (list(getattr(self, "_keyword_modifier", ()))
+                    if noun and all(t in _KIND_KEYS for t in noun) else list(noun))
+            if not said or any(not (fields[1][t] or fields[2][t] or t in vocab
+                                    or t in fields[1].aliases) for t in said):
+                return None
         if not statement and len(asked) > 1 and self._names_other_attribute(asked) and not all(
                 fields[1][t] or t in vocab for t in nouns):
             # the asked phrase is the name of another attribute the wiki holds: "the *escalation
@@ -872,6 +903,8 @@ class AspectMatcher:
         if not statement and self._owner and any(
                 not any(covered(t) or t in entity or (page is not None and any(
                     _tf(c, t) for c in (page.title, page.attribute, page.value, page.text)))
+                        # (answer6) … or its page's kind: "the title of the X *contact*"
+                        or key(claim.subject.split("/", 1)[0]) == t
                         for t in forms)
                 for forms in self._owner):
             # what the asked phrase is of must be the claim's or its page's: "the price of an

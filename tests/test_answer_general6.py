@@ -191,3 +191,11 @@ def test_an_interval_is_a_duration(state: State) -> None:
 def test_a_greeting_that_says_who_asks_asks_nothing() -> None:
     assert _rewrite("Mara here. Remind me, what tier is Dunmore on?").lower().startswith(
         "what tier")
+
+
+def test_a_rate_per_extra_unit_is_a_rate_per_unit() -> None:
+    from compiler.retrieval.coverage import per_units
+    from compiler.retrieval.text import STOPWORDS
+
+    assert per_units("What's the charge per extra stop on a load?", STOPWORDS) == ["stop"]
+    assert per_units("the fee per additional pallet", STOPWORDS) == ["pallet"]

@@ -474,7 +474,9 @@ def negated_scope(question: str, stopwords: frozenset[str]) -> list[str]:
     return [w for w in words if w not in stopwords]
 
 
-_PER = re.compile(r"\bper\s+(?:(?:a|an|the|one|each)\s+)?([a-z]+)\b", re.I)
+# (answer6: "per *extra* stop" is a rate per stop: a word saying which one is no unit)
+_PER = re.compile(r"\bper\s+(?:(?:a|an|the|one|each)\s+)?(?:(?:extra|additional|further|"
+                  r"subsequent|single|individual)\s+)?([a-z]+)\b", re.I)
 
 
 def per_units(question: str, stopwords: frozenset[str]) -> list[str]:

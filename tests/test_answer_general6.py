@@ -71,6 +71,8 @@ type: product
 
 - List price: $14,200
 - Warranty period: 3 years
+
+An extended service plan is sold separately.
 """,
     "pot-44.md": """---
 title: POT-44
@@ -172,6 +174,12 @@ def test_a_keyword_query_still_asks_the_claims_own_value(state: State) -> None:
     # the page speaks of submitting expense reports, but its effective date is no deadline
     result = ask(state, "expense report submission deadline", None, "offline")
     assert "2026-01-01" not in result.text().split("\n\n")[0], result.text()
+
+
+def test_a_keyword_querys_word_before_its_head_is_the_claims_own(state: State) -> None:
+    # the page speaks of an extended plan; its warranty is no extended warranty
+    answers(state, "Kestrel Kiln 9 warranty", "3 years")
+    abstains(state, "Kestrel Kiln 9 extended warranty")
 
 
 def test_the_field_naming_the_asked_phrase_answers_before_a_sentence(state: State) -> None:

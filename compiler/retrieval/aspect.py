@@ -832,6 +832,8 @@ class AspectMatcher:
         on_page = (lambda t: page is not None and (
             (t in _MONTH_KEYS and any(_tf(c, t) for c in (
                 page.title, page.attribute, page.value, page.text)))
+            or any(c.attribute.lower().endswith("type") and key(c.value.strip()) == t
+                   for c, _ in page.claims)
             # (answer6) … and so do the words its page says: "late geofence exit alerts fix
             # version" names the ticket by its summary and asks its fix version (the head noun,
             # "version", must still be the claim's own)
@@ -839,9 +841,7 @@ class AspectMatcher:
             # *60 ft boom*" is not a generator's row of a rate card that lists a boom)
             or (not statement and not t.isdigit() and not _tf(page.attribute, t)
                 and any(_tf(c, t) for c in (page.title, page.value, page.text))
-                and not lenient.append(t))
-            or any(c.attribute.lower().endswith("type") and key(c.value.strip()) == t
-                   for c, _ in page.claims))) if keyword_query(
+                and not lenient.append(t)))) if keyword_query(
             getattr(self, "_question_text", "")) else (lambda t: False)
         lenient: list[str] = []
         if nouns and sum(covered(t) > 0 or on_page(t) for t in nouns) * 2 < len(nouns) and not (
@@ -849,14 +849,17 @@ class AspectMatcher:
             return None
         if lenient and not statement:
             # (answer6) … but what is asked is the claim's own: its attribute says the head
-            # noun, or, when that names a kind of value ("click *count*", "submission
-            # *deadline*"), the word before it ("expense report submission deadline" is no
-            # effective date of the expense policy, which speaks of submitting reports; "price
-            # to keep a mini ex per employee" no head count of a page that rents one)
-            said = (list(getattr(self, "_keyword_modifier", ()))
-                    if noun and all(t in _KIND_KEYS for t in noun) else list(noun))
+            # noun (unless that names a kind of value: "click *count*") and the word before it
+            # ("expense report *submission* deadline" is no effective date of the expense
+            # policy, which speaks of submitting reports; "Kessler general *liability* premium"
+            # no total premium of an account whose page mentions liability; "price to keep a
+            # mini ex per employee" no head count of a page that rents one)
+            said = [*getattr(self, "_keyword_modifier", ()), *(
+                () if noun and all(t in _KIND_KEYS for t in noun) else noun)]
+            # (the kind its page says it is, "PowerSchool decimals *bug* assignee", is its page's)
             if not said or any(not (fields[1][t] or fields[2][t] or t in vocab
-                                    or t in fields[1].aliases) for t in said):
+                                    or t in fields[1].aliases or (on_page(t) and t not in lenient))
+                               for t in said):
                 return None
         if not statement and len(asked) > 1 and self._names_other_attribute(asked) and not all(
                 fields[1][t] or t in vocab for t in nouns):

@@ -513,9 +513,10 @@ class Retriever(CandidateIndex, AspectMatcher):
                                and noun[-1] in _KIND_KEYS and key(phrase[-2]) not in _KIND_KEYS
                                else ())
         # (answer6) … and, in a keyword query, that word is the claim's own, never its page's
+        # ("general *liability* premium": whichever its head noun is)
         self._keyword_modifier = frozenset(
-            key(w) for w in phrase[-2:-1]) if keyword_query(question) and len(phrase) > 1 and \
-            key(phrase[-1]) in _KIND_KEYS else frozenset()
+            key(w) for w in phrase[-2:-1]) if keyword_query(question) and len(phrase) > 1 \
+            else frozenset()
         self._who_verb = who_verb(_rewrite(question))
         self._superlative = bool(SUPERLATIVE.search(question))
         self._scope = ([] if keyword_query(question) else

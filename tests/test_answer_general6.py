@@ -10,6 +10,8 @@
 * of the claims that answer, one whose attribute names the whole asked phrase ("which *payment
   processor* …") comes before a sentence that only repeats the question's words;
 * "the *title* of the X contact" asks the contact's job title, not who the contact is;
+* a sentence of another month does not answer about the month asked ("in November" is not
+  "320 loads fired in October");
 * an *interval* is a duration; a greeting that says who asks ("Mara here.") asks nothing.
 
 The corpus is invented here (a ceramics supply firm nobody tuned on)."""
@@ -118,6 +120,14 @@ type: policy
 
 Expense reports must be submitted within 30 days of the purchase.
 """,
+    "firing-log.md": """---
+title: Firing Log Summary
+type: topic
+---
+# Firing Log Summary
+
+Firing volume: 320 kiln loads fired in October, up 12% on September.
+""",
     "status.md": """---
 title: Outage Communication Runbook
 type: process
@@ -207,3 +217,16 @@ def test_a_rate_per_extra_unit_is_a_rate_per_unit() -> None:
 
     assert per_units("What's the charge per extra stop on a load?", STOPWORDS) == ["stop"]
     assert per_units("the fee per additional pallet", STOPWORDS) == ["pallet"]
+
+
+def test_a_sentence_of_another_month_does_not_answer(state: State) -> None:
+    answers(state, "How many kiln loads were fired in October?", "320")
+    abstains(state, "How many kiln loads were fired in November?")
+
+
+def test_the_months_a_text_names() -> None:
+    from compiler.retrieval.retriever import _months
+
+    assert _months("1,840 issued in October, up 22% on September") == {9, 10}
+    assert _months("in Nov.") == {11} and _months("on 2026-03-02") == {3}
+    assert _months("it may be marching decimals") == set() and _months("May 4") == {5}

@@ -169,6 +169,23 @@ def _restates(value: str, question: str) -> bool:
     return inside >= 2 and len(words) - inside <= 1
 
 
+_CODE = re.compile(r"([a-z]{1,4})-?(\d{1,2})")
+
+
+def _other_code(terms: Sequence[str], said: str) -> bool:
+    """(answer6) The question names a code of letters and a number ("P3", "SEV1", "Q4", "tier
+    2" is a number, left to the family rules) that the claim does not say, while the claim
+    says a code of the same letters and another number ("p1 first response"): the claim is
+    the other code's row."""
+    asked = [m.groups() for t in terms if (m := _CODE.fullmatch(t))]
+    if not asked:
+        return False
+    stated = {m.groups() for m in _CODE.finditer(said.lower())
+              if not said[max(m.start() - 1, 0):m.start()].isalnum() or m.start() == 0}
+    return any((p, n) not in stated and any(q == p and k != n for q, k in stated)
+               for p, n in asked)
+
+
 def _noun_keys(word: str) -> tuple[str, ...]:
     """Keys a head noun is matched by: the word whole, hyphens dropped ("cut-off" is
     "cutoff"), and its last part ("same-day" → "day")."""
@@ -742,6 +759,8 @@ class AspectMatcher:
             return None  # "the overtime cap outside peak season" is not the peak season's
         if self._inside_named(claim, terms):
             return None  # "who owns the Caldera … expansion deal" is not the account's manager
+        if _other_code(terms, f"{attribute_text(claim)} {claim.value}"):
+            return None  # (answer6) "the *P3* first response" is not the P1 row
         statement = claim.kind == "statement"
         fields = [Counter(stems(claim.value))]
         if not statement:

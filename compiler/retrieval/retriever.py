@@ -534,6 +534,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         # decided, not today's window
         years = [y for y in _YEAR.findall(question) if y not in entity_words]
         names += [y for y in years if y not in names]
+        months = _months(question)
         self._names_asked = names
         for e in evid:
             eid = e.claim.subject
@@ -566,6 +567,10 @@ class Retriever(CandidateIndex, AspectMatcher):
                     (said and not said & set(years)) or any(
                         y not in said and not docs[eid].title[y] for y in years)):
                 continue  # a sentence of its own year: "the 2027 counter-offer" is not 2026's
+            if e.claim.kind == "statement" and months:
+                stated = _months(f"{e.claim.value} {e.claim.quote}")
+                if stated and not stated & months:
+                    continue  # (answer6) … nor of its own month: "1,840 issued in October"
             e.aspect = self._aspect(e.claim, q.terms, head, q.weight,
                                     entity_words | set(docs[eid].title), q.wanted, docs[eid],
                                     noun)
@@ -666,6 +671,27 @@ class Retriever(CandidateIndex, AspectMatcher):
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+# (answer6) a month by name ("may" only capitalised: "it may be"), or in an ISO date's place
+_MONTH_NAMES = ("january february march april may june july august september october november "
+                "december").split()
+_MONTH = re.compile(r"\b(?:(jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|(May))\b"
+                    r"|\b\d{4}-(\d\d)-\d\d\b", re.I)
+
+
+def _months(text: str) -> set[int]:
+    """The months a text names (1-12)."""
+    out: set[int] = set()
+    for m in _MONTH.finditer(text):
+        word, may, iso = m.group(1), m.group(2), m.group(3)
+        if iso:
+            out.add(int(iso))
+        elif may:
+            if may == "May":
+                out.add(5)
+        else:
+            said = m.group(0).lower().rstrip(".")
+            out.update(i + 1 for i, n in enumerate(_MONTH_NAMES) if n.startswith(said))
+    return out
 _OUR = re.compile(r"\b(?:our|my|your)\b", re.I)  # … nor "what's *our* X" the phrase
 _PER_TAIL = re.compile(r"\s+(?:per|an|a)\s+[a-z]+\s*\??\s*$", re.I)
 

@@ -12,6 +12,7 @@
 * "the *title* of the X contact" asks the contact's job title, not who the contact is;
 * a sentence of another month does not answer about the month asked ("in November" is not
   "320 loads fired in October");
+* a code the question names ("P3") is not answered by the row of another code ("P1");
 * an *interval* is a duration; a greeting that says who asks ("Mara here.") asks nothing.
 
 The corpus is invented here (a ceramics supply firm nobody tuned on)."""
@@ -128,6 +129,15 @@ type: topic
 
 Firing volume: 320 kiln loads fired in October, up 12% on September.
 """,
+    "support.md": """---
+title: Studio Support Levels
+type: policy
+---
+# Studio Support Levels
+
+- P1 first response: 2 hours
+- P2 first response: 8 hours
+""",
     "status.md": """---
 title: Outage Communication Runbook
 type: process
@@ -230,3 +240,8 @@ def test_the_months_a_text_names() -> None:
     assert _months("1,840 issued in October, up 22% on September") == {9, 10}
     assert _months("in Nov.") == {11} and _months("on 2026-03-02") == {3}
     assert _months("it may be marching decimals") == set() and _months("May 4") == {5}
+
+
+def test_a_code_is_not_answered_by_another_codes_row(state: State) -> None:
+    answers(state, "P2 first response time", "8 hours")
+    abstains(state, "P3 first response time")

@@ -594,6 +594,8 @@ class Retriever(CandidateIndex, AspectMatcher):
         """(answer6) The claim's own sentence says the name of a page the question names, as
         the question says it ("BrindleTrack locks an account for 30 minutes" is about
         BrindleTrack, though the ticket links no page of it)."""
+        if claim.kind != "statement":
+            return False  # (a field's quote is its record's text, which may name anything)
         said = set(stems(f"{claim.value} {claim.quote}"))
         return any(words and all(w in said for w in words) for words in asked_names.values())
 

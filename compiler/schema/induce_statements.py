@@ -365,9 +365,14 @@ def cites(text: str, entity: str) -> bool:
     the document that states a fact shares one more word with its sentence."""
     from ..slug import slugify
 
+    tail = _title_tail(entity)
+    return bool(tail) and tail in f"-{slugify(text)}-"
+
+
+def _title_tail(entity: str) -> str:
+    """The last two words of a page id's name, as ``cites`` looks for them ("" if fewer)."""
     words = entity.split("/", 1)[-1].split("-")
-    said = f"-{slugify(text)}-"
-    return len(words) >= 2 and f"-{'-'.join(words[-2:])}-" in said
+    return f"-{'-'.join(words[-2:])}-" if len(words) >= 2 else ""
 
 
 def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
@@ -412,6 +417,12 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
             for y in range(x + 1, len(ids)):
                 pairs[(ids[x], ids[y])] += 1
     parent = list(range(len(said)))
+    # ``cites`` of each pair, its slugs made once per sentence and page id: a pair's test
+    # slugified both sentences again (tens of thousands of pairs: most of the stage's time)
+    from ..slug import slugify
+
+    slugs = [f"-{slugify(s.text)}-" for s in said]
+    tails = {s.entity: _title_tail(s.entity) for s in said}
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -421,7 +432,8 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
 
     for (i, j), n in sorted(pairs.items()):
         a, b = said[i], said[j]
-        if a.entity != b.entity and (cites(a.text, b.entity) or cites(b.text, a.entity)):
+        if a.entity != b.entity and ((tails[b.entity] and tails[b.entity] in slugs[i])
+                                     or (tails[a.entity] and tails[a.entity] in slugs[j])):
             n += 1  # one sentence cites the other's document by its title
         if a.rid == b.rid or n < min_shared(a.kind, a.unit):
             continue

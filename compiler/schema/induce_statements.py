@@ -432,10 +432,15 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
 
     for (i, j), n in sorted(pairs.items()):
         a, b = said[i], said[j]
+        if a.rid == b.rid:
+            continue
+        need = min_shared(a.kind, a.unit)
+        if n + 1 < need:
+            continue  # too few shared words even with a citation (most pairs)
         if a.entity != b.entity and ((tails[b.entity] and tails[b.entity] in slugs[i])
                                      or (tails[a.entity] and tails[a.entity] in slugs[j])):
             n += 1  # one sentence cites the other's document by its title
-        if a.rid == b.rid or n < min_shared(a.kind, a.unit):
+        if n < need:
             continue
         if not _close(a.value, b.value, _CLOSE if n < MIN_SHARED_WORDS else _CLOSE_STRONG):
             # two figures of one fact are of one size ($9.50 and $8.75 a gallon, 15 and 20

@@ -4,6 +4,7 @@
     python3 benchmarks/answer_bench.py                        # every question set below
     python3 benchmarks/answer_bench.py --set CORPUS QUESTIONS # one corpus and its questions
     python3 benchmarks/answer_bench.py -v                     # and every miss, named
+    python3 benchmarks/answer_bench.py --paraphrase           # the paraphrase sets (PARAPHRASE)
 
 A question set is a YAML list (format: /work/QUESTIONS_FORMAT.md, copied in docs/answers.md):
 question, kind (single | multi | contested | restricted | unanswerable), principal, gold pages
@@ -51,7 +52,9 @@ from connectors.loader import corpus_records  # noqa: E402
 
 # the sets no change of compiler/ was tuned on (their misses unread by whoever changed it):
 # the measure of the next round's work; move a set out when a round tunes on it
-NEVER_TUNED = {"larkspur-questions", "tidewater-questions", "fenwick-questions"}
+NEVER_TUNED = {"larkspur-questions", "tidewater-questions", "fenwick-questions",
+               # osprey: written blind, held out, nothing in compiler/ tuned on it
+               "osprey-questions"}
 
 SETS = [
     (REPO / "examples" / "acme", REPO / "benchmarks" / "truth" / "acme-questions-answers.yaml"),
@@ -76,12 +79,35 @@ SETS = [
     # written blind like marlowe, tunable; the first with Zendesk tickets beside Jira and HubSpot
     (REPO / "benchmarks" / "corpora" / "brindle",
      REPO / "benchmarks" / "truth" / "brindle-questions.yaml"),
+    # written blind like brindle, tunable; Zendesk tickets with their public comments (and
+    # private notes that must stay out) beside Confluence, Jira and HubSpot
+    (REPO / "benchmarks" / "corpora" / "harrow",
+     REPO / "benchmarks" / "truth" / "harrow-questions.yaml"),
     # written blind and HELD OUT (in NEVER_TUNED): fenwick (veterinary hospitals), the first
     # with Salesforce beside HubSpot (two CRMs of different ranks) as well as Confluence and Jira
     (REPO / "benchmarks" / "corpora" / "fenwick",
      REPO / "benchmarks" / "truth" / "fenwick-questions.yaml"),
+    # written blind like marlowe, tunable (not in NEVER_TUNED): quillon (commercial insurance
+    # brokerage), the same three systems as the independent benchmark
+    (REPO / "benchmarks" / "corpora" / "quillon",
+     REPO / "benchmarks" / "truth" / "quillon-questions.yaml"),
+    # written blind and HELD OUT (in NEVER_TUNED): osprey (managed IT services for small
+    # offices; Confluence, Jira v3, HubSpot and Salesforce), nothing in compiler/ tuned on it
+    (REPO / "benchmarks" / "corpora" / "osprey",
+     REPO / "benchmarks" / "truth" / "osprey-questions.yaml"),
 ]
 
+
+# Paraphrases of tunable sets (same gold, every question re-asked in other voices: terse,
+# chatty, lower case, typos, the sources' words avoided): a rule that answers the original but
+# not its paraphrase learned the wording, not the fact. marlowe's and kestrel's re-ask the
+# answerable questions; ashgrove's and brindle's every question, the unanswerable ones too.
+# Run them with --paraphrase (docs/answers.md).
+PARAPHRASE = [
+    (REPO / "benchmarks" / "corpora" / name,
+     REPO / "benchmarks" / "truth" / f"paraphrase-questions-{name}.yaml")
+    for name in ("marlowe", "kestrel", "ashgrove", "brindle")
+]
 
 # Sets named "heldout-…" were written before a round of the answer work of issue 21 and held
 # out of it (in other voices: terse, chatty, the sources' words avoided); each was tuned on in a
@@ -143,6 +169,16 @@ def has(value: str, text: str) -> bool:
 
 
 _TYPED = ("money", "percent", "duration", "date")
+_NUMBERS = re.compile(r"\d+(?:[.,]\d+)*")
+# a typed match needs the value to say its type: the tolerant parsers read "15 business days
+# after the quarter" as 15 USD and as 15 %, which answers (and leaks) neither "$15" nor "15%"
+_MARKS = {
+    "money": re.compile(r"[$€£]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|k|m|million|thousand)\b", re.I),
+    "percent": re.compile(r"%|\bper ?cent\b|\bpct\b", re.I),
+    "duration": re.compile(r"\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|mos?|"
+                           r"years?|yrs?|quarters?)\b|\d\s*[hdwmy]\b", re.I),
+    "date": re.compile(r"\d"),
+}
 
 
 def same_value(gold: str, value: str) -> bool:
@@ -155,7 +191,13 @@ def same_value(gold: str, value: str) -> bool:
         from companygen import values as V
     except ImportError:
         return False
-    if any(V.same(t, gold, value) for t in _TYPED):
+    if V.same("date", gold, value):
+        return True
+    # a typed or bare number stands for the gold value only when the gold holds one number:
+    # "3 of 24" is a ratio, and "3 business days" neither answers nor leaks it
+    if len(_NUMBERS.findall(gold)) > 1:
+        return False
+    if any(V.same(t, gold, value) and _MARKS[t].search(value) for t in _TYPED):
         return True
     g, v = V.number(gold), V.number(value)
     return g is not None and v is not None and abs(g - v) < 1e-6 and len(V.tokens(value)) <= 3
@@ -361,17 +403,22 @@ def main() -> int:
     ap.add_argument("--set", nargs=2, action="append", metavar=("CORPUS", "QUESTIONS"),
                     help="a corpus folder and its question set (repeatable)")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    ap.add_argument("--paraphrase", action="store_true",
+                    help="run the paraphrase sets (PARAPHRASE) instead of the default sets")
     ap.add_argument("--no-heldout", action="store_true",
                     help="leave out the held-out sets (while tuning: do not look at them)")
     ap.add_argument("--exclude", action="append", default=[], metavar="NAME",
                     help="leave out question sets whose file name contains NAME (a held-out "
                          "set not to be looked at while tuning)")
     args = ap.parse_args()
+    if args.set and args.paraphrase:
+        ap.error("--set and --paraphrase are exclusive")
     sets = [(Path(c), Path(q)) for c, q in args.set] if args.set else [
-        (c, q) for c, q in SETS if q.exists()]
-    if not args.set and (company := generated_company()) is not None:
+        (c, q) for c, q in (PARAPHRASE if args.paraphrase else SETS) if q.exists()]
+    default = not args.set and not args.paraphrase
+    if default and (company := generated_company()) is not None:
         sets.append(company)
-    if not args.set and not args.no_heldout:
+    if default and not args.no_heldout:
         sets += [(c, q) for c, q in HELDOUT if q.exists()]
         for seed, questions in HELDOUT_COMPANIES:
             if questions.exists() and (

@@ -5,11 +5,13 @@ for the independent answer benchmark of issue 21 and was written without reading
 retrieval or answer code: kestrel (K-12 ed-tech), larkspur (card payments), tidewater
 (commercial solar installation and maintenance), marlowe (construction-equipment rental),
 ashgrove (specialty pharmacy and infusion clinics), brindle (refrigerated trucking and
-cross-dock, the first with Zendesk tickets) and fenwick (veterinary hospitals, held out, the
-first with Salesforce beside HubSpot). So that a set cannot rot: its corpus compiles
-with no rejected input, every gold page is a page of the compiled wiki, every gold value is
-written (verbatim) in a source record of one of the question's gold pages (never a paraphrase
-the sources do not hold), a contested question's values come from different pages, restricted
+cross-dock, the first with Zendesk tickets), harrow (B2B payroll software,
+Zendesk tickets with comments), fenwick (veterinary hospitals, held out, the
+first with Salesforce beside HubSpot), quillon (commercial insurance brokerage) and osprey
+(managed IT services for small offices, held out). So that a set cannot rot: its corpus
+compiles with no rejected input, every gold page is a page of the compiled wiki, every gold
+value is written (verbatim) in a source record of one of the question's gold pages (never a
+paraphrase the sources do not hold), a contested question's values come from different pages, restricted
 questions are asked by a principal who may not see their gold pages while their permitted twins
 are asked by one who may, and unanswerable questions name nothing.
 """
@@ -65,7 +67,12 @@ SETS = [BlindSet("kestrel", {"confluence": 11, "jira": 10, "hubspot": 7}),
         BlindSet("ashgrove", {"confluence": 14, "jira": 10, "hubspot": 7}, rivals_apart=True),
         BlindSet("brindle", {"confluence": 11, "jira": 8, "zendesk": 5, "hubspot": 5},
                  rivals_apart=True),
+        BlindSet("harrow", {"confluence": 13, "jira": 8, "zendesk": 5, "hubspot": 5},
+                 rivals_apart=True),
         BlindSet("fenwick", {"confluence": 12, "jira": 9, "hubspot": 4, "salesforce": 5},
+                 rivals_apart=True),
+        BlindSet("quillon", {"confluence": 12, "jira": 8, "hubspot": 7}, rivals_apart=True),
+        BlindSet("osprey", {"confluence": 13, "jira": 8, "hubspot": 4, "salesforce": 5},
                  rivals_apart=True)]
 ANSWERABLE = [(s, q) for s in SETS for q in s.answerable]
 

@@ -70,3 +70,52 @@ def test_settled_needs_winner_and_overruled_on_one_attribute():
     two = page + ticket + [claim("a", "s/p", "policy/p", "cap", "$7,500", "winner"),
                            claim("b", "s/t", "policy/p", "limit", "$6,000", "winner")]
     assert cb.Scorer(truth, two, []).score()["settled_found"] == 0
+
+
+def test_heldout_mode_prints_only_summed_counts(kestrel, tmp_path, monkeypatch, capsys):
+    """--heldout runs HELDOUT and prints the summed counts alone: no corpus line, no fact,
+    no value, no page, no miss (the held-out truths must not show what to tune on). Here a
+    stand-in held-out corpus: kestrel's truth and compiled claims under another name, twice."""
+    import re
+
+    import yaml
+
+    cb, truth, claims, findings = kestrel
+    for name in ("heldone", "heldtwo"):
+        (tmp_path / f"{name}-conflicts.yaml").write_text(yaml.safe_dump(truth), encoding="utf-8")
+    monkeypatch.setattr(cb, "TRUTH", tmp_path)
+    monkeypatch.setattr(cb, "HELDOUT", ("heldone", "heldtwo"))
+    monkeypatch.setattr(cb, "HELD_OUT", frozenset({"heldone", "heldtwo"}))
+    monkeypatch.setattr(cb, "compile_corpus", lambda corpus, wiki: (claims, findings))
+
+    assert cb.main(["--heldout"]) == 0
+    out = capsys.readouterr().out
+    one = cb.Scorer(truth, claims, findings).score()
+    assert out.strip() == cb.heldout_line({k: 2 * one[k] for k in cb.COUNTS}, 2)
+    assert re.fullmatch(r"held-out \(2 corpora, summed\): settled \d+/\d+  contested \d+/\d+"
+                        r"  false alarms \d+ of \d+\n", out), out
+    secrets = {x["fact"] for x in truth["conflicts"]}
+    secrets |= {str(v[k]) for x in truth["conflicts"] for v in x["values"] for k in ("page", "value")}
+    secrets |= {str(x["winner"]) for x in truth["conflicts"] if "winner" in x}
+    numbers = re.sub(r"\d+/\d+|\d+ of \d+", "", out)  # the counts themselves may look like values
+    assert not [s for s in secrets if s in numbers], out
+
+    # a failing held-out corpus fails with its message withheld
+    monkeypatch.setattr(cb, "compile_corpus", lambda corpus, wiki: (_ for _ in ()).throw(
+        SystemExit(f"folio compile failed: {truth['conflicts'][0]['fact']}")))
+    assert cb.main(["--heldout"]) == 1
+    out = capsys.readouterr().out
+    assert truth["conflicts"][0]["fact"] not in out and "withheld" in out
+
+
+@pytest.mark.parametrize("argv", [["--heldout", "-v"], ["--heldout", "--json"], ["--heldout", "kestrel"],
+                                  ["larkspur"], ["fenwick", "-v"], ["tidewater", "--json"],
+                                  ["osprey", "-v"]])
+def test_heldout_corpora_refuse_details(argv, capsys):
+    cb = _bench()
+    assert cb.HELDOUT == ("larkspur", "tidewater", "fenwick", "osprey")
+    assert not set(cb.DEFAULT) & cb.HELD_OUT
+    with pytest.raises(SystemExit) as exc:
+        cb.main(argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().out == ""

@@ -8,11 +8,16 @@ enough gets a plain "no answer" rather than the nearest noise.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import BaseModel, Field
 
 from .models import Claim, ClaimStatus, Principal
 from .retrieval import Evidence, Retrieval, question_terms, retrieve, says_nothing
+from .retrieval.clauses import fronted, split_clauses
+from .retrieval.retriever import _answering
 from .retrieval.reading import Reading, answer_reading
+from .retrieval.text import SYNONYMS, stems
 from .state import State
 from .views import Visibility, group_view
 
@@ -44,6 +49,7 @@ class AnswerPart(BaseModel):
     read_from: str | None = Field(None, description="the clause of the cited claim's quote the "
                                   "value was read from, when no claim separates it "
                                   "(compiler/retrieval/reading.py)")
+    clause: int = Field(0, description="which clause of a question of several it answers")
 
 
 class PageRef(BaseModel):
@@ -106,6 +112,36 @@ def _useful(ev: Evidence) -> bool:
     return not says_nothing(ev.claim) or ev.aspect is not None
 
 
+def _fits(ev: Evidence) -> bool:
+    return ev.aspect is not None and not ev.doubtful
+
+
+def intruding(state: State, r: Retrieval, who: Principal | None) -> set[str]:
+    """(answer7) The claims of every open contradiction that does not answer the question as
+    any claim must: an answer says "the sources disagree on <its attribute>", so what the sides
+    disagree on — the attribute (with its qualifiers) or the value — must say something of what
+    is asked. A side retrieval judged to answer only through the other words of its sentence (a
+    roadmap row's "general *availability*" asked about uptime, while the sides disagree on when
+    "Harrow Advance" ships) is a contradiction about something else."""
+    asked = set(r.terms)
+    out: set[str] = set()
+    seen: set[tuple] = set()
+    for e in r.claims:
+        c = e.claim
+        group = (c.subject, c.attribute, tuple(sorted(_qualifiers(c).items())))
+        if e.status != "contested" or not _fits(e) or group in seen:
+            continue
+        seen.add(group)
+        said = set(stems(f"{label(c)} {c.value}"))
+        said |= {a for w in said for a in SYNONYMS.get(w, ())}
+        if said & asked:
+            continue
+        claims, status, _ = group_view(state, c.subject, c.attribute, who)
+        out.update(g.id for g in claims if _qualifiers(g) == _qualifiers(c)
+                   and status.get(g.id) == "contested")
+    return out
+
+
 def answer(state: State, question: str, who: Principal | None,
            retrieval: Retrieval | None = None) -> Answer:
     """Retrieve (:mod:`compiler.retrieval`), then answer from the best claims: a statement
@@ -116,23 +152,69 @@ def answer(state: State, question: str, who: Principal | None,
                     coverage=round(r.coverage, 3),
                     pages=[PageRef(page=p.page, page_title=p.title, score=round(p.score, 3))
                            for p in r.pages])
+    if len(r.parts) > 1:
+        # (answer7) several clauses: each answered on its own, as if asked alone (its claims,
+        # or a value read from a sentence); the question is answered when one is, and the
+        # answer names each clause it does not answer
+        # (each clause named as the question says it, not as retrieval read its "it")
+        given = fronted(r.question)
+        said, bare = (given, given) if given else split_clauses(r.question)
+        if len(said) != len(r.parts):
+            said = bare = [sub.question for sub in r.parts]
+        for i, sub in enumerate(r.parts):
+            own = _own_answer(state, sub, who)
+            if not own.found and bare[i] != said[i]:
+                # the scene set before the clauses is not what this one asks of ("X - who is
+                # our contact there, and how many passes does Gold get?"): asked alone
+                own = _own_answer(state, retrieve(state, bare[i], who), who)
+            for part in own.parts:
+                part.clause = i
+            result.parts += own.parts
+            if not own.found:
+                result.unanswered.append(bare[i])
+        result.found = bool(result.parts)
+        if not result.found:
+            result.unanswered = []
+        return result
+    return _clause_answer(state, r, who, result, question)
+
+
+def _own_answer(state: State, sub: Retrieval, who: Principal | None) -> Answer:
+    """A clause of several answered from the claims that answer it (not its neighbours: one
+    clause, one answer), or from a value read from a sentence."""
+    return _clause_answer(state, replace(sub, claims=_answering(sub)), who,
+                          question=sub.question, judged=sub)
+
+
+def _clause_answer(state: State, r: Retrieval, who: Principal | None,
+                   result: Answer | None = None, question: str = "",
+                   judged: Retrieval | None = None) -> Answer:
+    """One clause answered from its retrieval: its best claims, or a value read from a claim's
+    sentence (:mod:`compiler.retrieval.reading`) when that answers it better."""
+    result = result or Answer(question=r.question, principal=who.name if who else None,
+                              found=False)
     if r.answerable:
         result.unanswered = list(r.unanswered)
-        _parts(state, r, who, result)
+        _parts(state, r, who, result, judged)
     if r.clauses == 1:
         answered = [c.claim_id for p in result.parts for c in p.citations if c.status == "winner"]
-        reading = answer_reading(state, question, who, [p.page for p in r.pages], r.answerable,
-                                 answered)
+        reading = answer_reading(state, question or r.question, who, [p.page for p in r.pages],
+                                 r.answerable, answered)
         if reading is not None:
             result.parts = [_reading_part(reading)]
     result.found = bool(result.parts)
     return result
 
 
-def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer) -> None:
-    useful = [e for e in r.claims if _useful(e)] or r.claims
+def _parts(state: State, r: Retrieval, who: Principal | None, result: Answer,
+           judged: Retrieval | None = None) -> None:
+    """``judged``: the clause's whole retrieval, when ``r`` keeps only its answering claims."""
+    # (answer7) a contradiction on something else is no part of the answer
+    away = intruding(state, judged or r, who)
+    claims = [e for e in r.claims if e.claim.id not in away]
+    useful = [e for e in claims if _useful(e)] or claims
     best = useful[0].score if useful else 0.0
-    found = {e.claim.id: e.claim for e in r.claims}
+    found = {e.claim.id: e.claim for e in claims}
     groups: list[tuple[str, tuple[str, str]]] = []
     for ev in useful:
         # several clauses: each has its own best, so no part is measured against another's

@@ -32,7 +32,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from ..models import Claim, Principal
-from ..query import Answer, AnswerPart, Citation, PageRef, answer as extract_answer
+from ..query import Answer, AnswerPart, Citation, PageRef, answer as extract_answer, intruding
 from ..retrieval import Retrieval, retrieve, says_nothing
 from ..settings import FolioSettings
 from ..state import State
@@ -138,6 +138,7 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
     facts: list[Fact] = []
     seen: set[str] = set()
     vis = Visibility(state, who)  # a reference states its target's title, if visible
+    away = intruding(state, r, who)
 
     def add(c: Claim, status: str, reason: str | None = None) -> None:
         if c.id in seen or len(facts) >= MAX_FACTS:
@@ -154,6 +155,8 @@ def _facts(state: State, r: Retrieval, who: Principal | None) -> list[Fact]:
         c = ev.claim
         if says_nothing(c) and ev.aspect is None:
             continue  # … unless retrieval judged it the answer ("our contact at X": its name)
+        if c.id in away:
+            continue  # (answer7) a contradiction on something the question does not ask
         if c.kind == "statement":
             add(c, "winner")
             continue
@@ -259,10 +262,12 @@ def _full_stop(text: str) -> str:
 
 
 # -- the two backends ----------------------------------------------------------------------------
-def _extractive(base: Answer, facts: Sequence[Fact]) -> list[tuple[str, list[str]]]:
-    """One sentence per answer part, citing the claims it states."""
+def _extractive(parts: Answer | Sequence[AnswerPart],
+                facts: Sequence[Fact] = ()) -> list[tuple[str, list[str]]]:
+    """One sentence per answer part (of an answer, or the parts given), citing the claims it
+    states."""
     raw: list[tuple[str, list[str]]] = []
-    for part in base.parts:
+    for part in parts.parts if isinstance(parts, Answer) else parts:
         ids = [c.claim_id for c in part.citations]
         if part.state == "contested":
             sides = [c for c in part.citations if c.status == "contested"]
@@ -356,35 +361,40 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     base = extract_answer(state, question, who, retrieval=r)
     result = AskAnswer(question=question, principal=who.name if who else None,
                        backend=backend, found=False, coverage=base.coverage, pages=base.pages)
-    # a value read from a claim's sentence (compiler/retrieval/reading.py) is the answer alone
-    reading = next((p for p in base.parts if p.read_from), None)
-    if not r.answerable and reading is None:
-        return result
-    result.unanswered = list(r.unanswered)
-    facts = _facts(state, r, who) if reading is None else [_reading_fact(reading)]
-    # the offline answer's claims first: they are what retrieval ranked best
-    result.facts = facts
     dropped: Counter[str] = Counter()
-    if backend == "offline" and reading is not None:
-        raw = [(_reading_sentence(facts[0]), [facts[0].claim_id])]
-    elif backend == "offline":
-        raw = _extractive(base, facts)
-        # a part's group may exceed the fact list: give every claim it cites a fact
-        known = {f.claim_id for f in facts}
-        for part in base.parts:
-            for c in part.citations:
-                if c.claim_id not in known:
-                    known.add(c.claim_id)
-                    facts.append(_fact_of(c, len(facts) + 1))
+    if len(r.parts) > 1:
+        # (answer7) several clauses, each answered on its own: the facts are each clause's
+        # answer (a group of claims, or a value read from a sentence), clause by clause
+        if not base.found:
+            return result
+        result.unanswered = list(base.unanswered)
+        facts, offline_raw = _clause_facts(base.parts)
+        result.facts = facts
+        raw = offline_raw if backend == "offline" else _llm_answer(
+            question, facts[:MAX_FACTS], settings, client, cache_dir, dropped)
     else:
-        from ..extract.client import Call
-        from ..extract.responses import SYNTHESIS_SCHEMA
-
-        client = client or llm_client(settings, cache_dir)
-        call = Call.of(ask_messages(question, facts), "folio_answer", SYNTHESIS_SCHEMA,
-                       settings.llm_max_output_tokens)
-        (reply,) = client.run([call])
-        raw = _llm_raw(reply.content, reply.finish_reason, dropped)
+        # a value read from a claim's sentence (compiler/retrieval/reading.py) is the answer
+        # alone
+        reading = next((p for p in base.parts if p.read_from), None)
+        if reading is None and not (r.answerable and base.found):
+            return result  # (answer7) … nor when its only answer was a contradiction's intrusion
+        result.unanswered = list(r.unanswered)
+        facts = _facts(state, r, who) if reading is None else [_reading_fact(reading)]
+        # the offline answer's claims first: they are what retrieval ranked best
+        result.facts = facts
+        if backend == "offline" and reading is not None:
+            raw = [(_reading_sentence(facts[0]), [facts[0].claim_id])]
+        elif backend == "offline":
+            raw = _extractive(base.parts)
+            # a part's group may exceed the fact list: give every claim it cites a fact
+            known = {f.claim_id for f in facts}
+            for part in base.parts:
+                for c in part.citations:
+                    if c.claim_id not in known:
+                        known.add(c.claim_id)
+                        facts.append(_fact_of(c, len(facts) + 1))
+        else:
+            raw = _llm_answer(question, facts, settings, client, cache_dir, dropped)
     cited_ids = [c.strip() for _, refs in raw for c in refs]
     forbidden = _forbidden(state, cited_ids, who, {f.claim_id for f in facts})
     kept, why = validate(raw, facts, forbidden)
@@ -397,10 +407,46 @@ def ask(state: State, question: str, who: Principal | None, backend: str = "offl
     return result
 
 
-def _reading_fact(part: AnswerPart) -> Fact:
-    """The value a part read from its claim's sentence, as the one fact of the answer."""
+def _llm_answer(question: str, facts: Sequence[Fact], settings: FolioSettings,
+                client, cache_dir: Path | None,  # noqa: ANN001
+                dropped: Counter[str]) -> list[tuple[str, list[str]]]:
+    from ..extract.client import Call
+    from ..extract.responses import SYNTHESIS_SCHEMA
+
+    client = client or llm_client(settings, cache_dir)
+    call = Call.of(ask_messages(question, facts), "folio_answer", SYNTHESIS_SCHEMA,
+                   settings.llm_max_output_tokens)
+    (reply,) = client.run([call])
+    return _llm_raw(reply.content, reply.finish_reason, dropped)
+
+
+def _clause_facts(parts: Sequence[AnswerPart]) -> tuple[list[Fact], list[tuple[str, list[str]]]]:
+    """(answer7) The facts of the answer parts of a question of several clauses (every claim a
+    part cites, once; a value read from a sentence as its own fact) and the offline answer's
+    sentences, one a part."""
+    facts: list[Fact] = []
+    raw: list[tuple[str, list[str]]] = []
+    known: set[str] = set()
+    for part in parts:
+        if part.read_from:
+            f = _reading_fact(part, len(facts) + 1)
+            if f.claim_id not in known:
+                known.add(f.claim_id)
+                facts.append(f)
+            raw.append((_reading_sentence(f), [f.claim_id]))
+            continue
+        for c in part.citations:
+            if c.claim_id not in known:
+                known.add(c.claim_id)
+                facts.append(_fact_of(c, len(facts) + 1))
+        raw += _extractive([part])
+    return facts, raw
+
+
+def _reading_fact(part: AnswerPart, n: int = 1) -> Fact:
+    """The value a part read from its claim's sentence, as one fact of the answer."""
     (c,) = part.citations
-    return Fact(ref="c1", claim_id=c.claim_id, page=c.page, page_title=c.page_title,
+    return Fact(ref=f"c{n}", claim_id=c.claim_id, page=c.page, page_title=c.page_title,
                 attribute=part.attribute, value=part.value or "", status=c.status,
                 source=c.source, sha256=c.sha256, quote=c.quote, read_from=part.read_from)
 

@@ -137,6 +137,20 @@ def _choose(targets: tuple, entity_type: str | None, text: str) -> AttrRef:
 
 def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
             phrase_start: int | None = None) -> list[Found]:
+    found = _candidates(vocab, ref, text, after, phrase_start)
+    if ref.spec.type == "reference":
+        # a reference names an entity: "Cobalt Logistics", not "11:30" ("our funding account
+        # by 11:30 AM"), "2027-02-01" or "locked" ("my account is locked")
+        found = [f for f in found if _NAME_LIKE.match(f.text) and not _TIME_OR_DATE.search(f.text)]
+    return found
+
+
+_NAME_LIKE = re.compile(r"^[A-Z]")
+_TIME_OR_DATE = re.compile(r"\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}|^\d")
+
+
+def _candidates(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
+                phrase_start: int | None = None) -> list[Found]:
     """Candidate values of ``ref``'s type in ``text``; text-like types take what follows a
     copula or colon after the attribute phrase (which ends at ``after``)."""
     t = ref.spec.type
@@ -147,6 +161,13 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
             found = [f for f in find_values(text, "number") if not _is_small_count(f)]
         # "used to be 30 days", "no longer 30 days": an old value is no value of the attribute
         found = [f for f in found if not _FORMER.search(text[max(0, f.start - 30):f.start])]
+        if t in ("number", "money"):
+            # "customers with more than 500 employees", "fleets of 5 to 75 power units",
+            # "revenue over $25 million": a bound or a range describes a class of things, it
+            # is no one thing's count or amount
+            found = [f for f in found if not _describes_class(text, f)]
+        if t == "number":
+            found = [f for f in found if _counts_it(text, f, ref)]
         if len(found) > 1:
             # "changed from 30 days to 45 days": the old value goes
             current = [f for f in found if not _SUPERSEDED.search(text[max(0, f.start - 30):f.start])]
@@ -193,6 +214,42 @@ def _values(vocab: Vocabulary, ref: AttrRef, text: str, after: int,
     if len(value.split()) > (_MAX_TEXT_VALUE_WORDS * 2 if listing else _MAX_TEXT_VALUE_WORDS):
         return []
     return [Found(v_start, v_start + len(value), value, t)]
+
+
+_CLASS_BOUND = re.compile(r"\b(?:over|above|under|below|beyond|exceeding|more\s+than|"
+                          r"less\s+than|fewer\s+than|greater\s+than|between)\s+(?:[$€£]\s?)?$",
+                          re.IGNORECASE)
+_RANGE_END = re.compile(r"\d\s*(?:[$€£]\s?)?(?:[kKmM]|million|thousand|billion)?\s*(?:to|[-–])\s*"
+                        r"(?:[$€£]\s?)?$", re.IGNORECASE)
+_RANGE_START = re.compile(r"^\s*(?:[kKmM]\b|million\b|thousand\b|billion\b)?\s*(?:to|[-–]|and)\s*"
+                          r"(?:[$€£]\s?)?\d", re.IGNORECASE)
+_MONTH_BEFORE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+$",
+                           re.IGNORECASE)
+_COUNTED_WORD = re.compile(r"^[\s-]+(?P<w>[A-Za-z][A-Za-z-]*)(?:\s+(?P<w2>[A-Za-z][A-Za-z-]*))?")
+# words after a number that say nothing of what it counts ("10 or more", "4 per day")
+_NOT_COUNTED = frozenset("or and to per a an the of in on at for by from with than total "
+                         "each apiece max min".split())
+
+
+def _describes_class(text: str, f: Found) -> bool:
+    """A bound ("over 40", "more than 500") or either end of a range ("5 to 75") names a
+    class of things, not one thing's value."""
+    before = text[max(0, f.start - 30):f.start]
+    return bool(_CLASS_BOUND.search(before) or _RANGE_END.search(before)
+                or _RANGE_START.match(text[f.end:f.end + 20]))
+
+
+def _counts_it(text: str, f: Found, ref: AttrRef) -> bool:
+    """A count is its attribute's only when it counts what the attribute names: "640
+    employees" is a headcount, "4 bank accounts" (beside "employees") and "one banking day"
+    are counts of other things, and "January 20" is a day of a date."""
+    if _MONTH_BEFORE.search(text[max(0, f.start - 12):f.start]):
+        return False
+    m = _COUNTED_WORD.match(text[f.end:f.end + 60])
+    if m is None or m["w"].lower() in _NOT_COUNTED:
+        return True
+    own = {t for phrase in (ref.name, *ref.spec.phrases) for t, _, _ in tokens(phrase)}
+    return any(t in own for t, _, _ in tokens(f"{m['w']} {m['w2'] or ''}"))
 
 
 def _is_small_count(f: Found) -> bool:

@@ -171,6 +171,15 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
     replaced = frozenset(v for q in {c.quote for c in raws} for v in replaced_values(q))
     out = []
     for raw in raws:
+        if raw.kind == "fact" and raw.row is None and by_type:
+            # "they have 60 days after the contract end, so the deadline is 2026-11-29": the
+            # sentence states its date as a fact, and its other value may state a fact other
+            # documents' sentences state too (only such an attribute: a sentence's one reading
+            # by a declared name is the fact above)
+            also = _other_value_fact(raw, own_type, schema, by_type, segments, named, stated,
+                                     replaced, referred, own)
+            if also is not None:
+                out.append(also)
         if raw.kind == "fact" and raw.mapped and segments:
             raw = _with_segment(raw, schema, segments)
         elif raw.kind == "statement" and by_type:
@@ -189,6 +198,24 @@ def reread(raws: Sequence[RawClaim], own_type: str, schema: Schema | None,
         out.append(_narrowed(raw, schema, body))
     return out + _row_facts(raws, own_type, schema, by_type, segments, named, stated, replaced,
                             own)
+
+
+def _other_value_fact(raw: RawClaim, own_type: str, schema: Schema, by_type, segments,
+                      named: Named, stated: set[str], replaced: frozenset[str],
+                      referred: Sequence[str], own: str) -> RawClaim | None:
+    """A fact of an attribute induced from several documents' sentences, read from a fact's
+    sentence holding a value other than that fact's."""
+    sentence = " ".join(raw.quote.split())
+    if not any(v.lower() != raw.value.lower() and v not in raw.value and raw.value not in v
+               for _, (_, _, v) in statement_clauses(sentence)):
+        return None
+    as_said = RawClaim(attribute="statement", value=sentence, kind="statement",
+                       quote=raw.quote, span=raw.span)
+    got = _loose(as_said, own_type, schema, by_type, segments, named, stated, replaced,
+                 only_statements=True, referred=referred, own=own)
+    if got is None or got.value == raw.value or got.attribute == raw.attribute:
+        return None
+    return got
 
 
 def _repeated_labels_apart(raws: Sequence[RawClaim]) -> Sequence[RawClaim]:

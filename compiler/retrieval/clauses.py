@@ -28,16 +28,65 @@ _ANAPHOR = re.compile(r"\b(?:(?:that|this|the same|the)\s+(?:account|product|com
 
 def split_question(question: str) -> list[str]:
     """The clauses of a question that asks several things, each starting with a question
-    word ("Who …, and what …?"); a one-clause question is returned whole."""
-    parts = [p.strip(" ,;?") for p in _CLAUSE.split(PREAMBLE.sub("", question, count=1))]
+    word ("Who …, and what …?"); a one-clause question is returned whole. What the question
+    says before its first clause to set the scene (a sentence that asks nothing, "Signing a new
+    Plus customer."; a topic put first, "cobalt logistics - …", "video visits: …"; a lead-in,
+    "For an Enterprise customer, …") is said of every clause, each asked with it (answer7)."""
+    return split_clauses(question)[0]
+
+
+def split_clauses(question: str) -> tuple[list[str], list[str]]:
+    """(:func:`split_question`'s clauses, the same clauses as the question says them, without
+    the scene it set before them)."""
+    body = PREAMBLE.sub("", question, count=1)
+    context, body = _context(body)
+    parts = [p.strip(" ,;?") for p in _CLAUSE.split(body)]
     parts = [p for p in parts if p and p.lower() not in ("and", "also")]
     # a condition ("If a customer reports a fault, how soon …") is context, not a question
     # … and so is a short lead-in that asks nothing ("Under the MDR, what class is …", "Hey,
     # which …")
     if len(parts) > 1 and (_CONDITION.match(parts[0]) or (
             not _ASKS.match(parts[0]) and len(parts[0].split()) <= 4)):
-        parts = [parts[0] + ", " + parts[1], *parts[2:]]
-    return parts if len(parts) > 1 and all(question_terms(p) for p in parts) else [question]
+        if context is None and len(parts) > 2:
+            # (answer7) "For an Enterprise customer, what's X and how quickly Y?": the lead-in
+            # is said of each clause after it
+            context = (parts[0], ", ")
+            parts = parts[1:]
+        else:
+            parts = [parts[0] + ", " + parts[1], *parts[2:]]
+    if len(parts) < 2 or not all(question_terms(p) for p in parts):
+        return [question], [question]
+    if context is None:
+        return parts, parts
+    text, glue = context
+    return [f"{text}{glue}{p}" for p in parts], parts
+
+
+# (answer7) what a question says before its first clause, said of each clause:
+# a sentence that asks nothing, then the question ("Signing a new Plus customer. What's …")
+_SCENE = re.compile(r"^(?P<ctx>.*?[^\s.?!]{2,}[.!])\s+(?P<rest>(?:who|whom|whose|what|when|where|"
+                    r"which|how|is|are|was|were|does|do|did|can|could)(?:['\u2019]s\b|\b).*)$",
+                    re.I | re.S)
+# a topic put first, then the question ("cobalt logistics - who's …", "video visits: what's …")
+_TOPIC = re.compile(r"^(?P<ctx>[^:?;,.]{3,60}?)\s*(?::|\s[-\u2013\u2014]\s|\u2014)\s*"
+                    r"(?P<rest>(?:who|whom|whose|what|when|where|which|how|is|are|was|were|"
+                    r"does|do|did|can|could)(?:['\u2019]s\b|\b).*)$", re.I | re.S)
+
+
+def _context(question: str) -> tuple[tuple[str, str] | None, str]:
+    """(the scene a question sets before its clauses and the glue that joins it to each, the
+    rest), or (None, the question) when it sets none or asks only one thing."""
+    for pattern, glue in ((_SCENE, " "), (_TOPIC, " - ")):
+        m = pattern.match(question)
+        if m is None or _ASKS.match(m.group("ctx")) or "?" in m.group("ctx"):
+            continue
+        rest = m.group("rest")
+        if len([p for p in _CLAUSE.split(rest) if p.strip(" ,;?")
+                and p.strip(" ,;?").lower() not in ("and", "also")]) < 2:
+            continue  # one clause: the question is asked whole, as before
+        ctx = m.group("ctx").strip()
+        return (ctx if glue == " " else ctx.rstrip(" -:\u2013\u2014"), glue), rest
+    return None, question
 
 
 # "The customer that asked for X - when is *their* contract up?", "The contractor on the
@@ -97,7 +146,10 @@ def elided_topic(clause: str) -> str:
 
 _ASKS = re.compile(r"\s*(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|"
                    r"did|can|could|will|would|should|has|have|may|must)\b", re.I)
-_CONDITION = re.compile(r"\s*(?:if|when|once|after|before|in case|suppose|assuming|say)\b", re.I)
+_CONDITION = re.compile(r"\s*(?:if|when(?!\s+(?:is|are|was|were|does|do|did|will|would|can|could|"
+                        r"should|must|has|have)\b)|once|after|before|in case|suppose|assuming|"
+                        r"say)\b", re.I)
+# ("when *is* it supposed to open" asks a time; "when a customer reports a fault" sets one)
 
 
 def _interleave(lists: Sequence[Sequence], ident) -> list:  # noqa: ANN001

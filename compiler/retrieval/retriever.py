@@ -60,6 +60,8 @@ class Retrieval:
     unknown: list[str] = field(default_factory=list)  # names in the question the wiki lacks
     # clauses of a several-clause question the wiki does not answer (the others are answered)
     unanswered: list[str] = field(default_factory=list)
+    # (answer7) each clause's own retrieval, in order: each is answered on its own (query.py)
+    parts: list[Retrieval] = field(default_factory=list)
 
 
 class Retriever(CandidateIndex, AspectMatcher):
@@ -179,6 +181,7 @@ class Retriever(CandidateIndex, AspectMatcher):
         merged.claims = _interleave([_answering(r) for r in subs],
                                     lambda e: e.claim.id)[:k_claims]
         merged.clauses = len(subs)
+        merged.parts = subs
         # a clause the wiki cannot answer does not hide the others' answers: they are given,
         # and the answer says which clause found nothing
         merged.answerable = any(r.answerable for r in subs)

@@ -121,10 +121,30 @@ def _found(text: str) -> tuple[tuple[str, str, str, bool], ...]:
         per = _PER.match(text, m.end())
         unit = per.group(1).lower() if per else ""
         unit = _UNIT_SHORT.get(unit, unit.removesuffix("s") if len(unit) > 3 else unit)
+        if unit and stem(unit) in _subject_words(text, m.start()):
+            # "an expedited run is billed at $250 per run": the price of the thing the clause
+            # is about, as "the expedited run costs $150" says it
+            unit = ""
         add("money", unit, m)
     for m in _QUARTER.finditer(text):
         add("quarter", "", m)
     return tuple(out)
+
+
+def _subject_words(text: str, at: int) -> set[str]:
+    """Stems of the words before ``at`` that may say what a price is of: since the last
+    amount, leaving out what amounts are per ("$80 per hour, or $95 per hour at night": the
+    second is per hour too)."""
+    before = text[:at]
+    last = None
+    for last in _MONEY.finditer(before):
+        pass
+    if last is not None:
+        before = before[last.end():]
+    if last is not None:
+        before = re.sub(r"^\s*(?:an?|each)\s+\w+", " ", before, flags=re.IGNORECASE)
+    before = re.sub(r"\bper\s+\w+", " ", before, flags=re.IGNORECASE)
+    return {stem(w) for w in _WORD.findall(before.lower())}
 
 
 def replaced_values(text: str) -> set[str]:
@@ -197,12 +217,22 @@ _COUNT = re.compile(r"(?<![\w.,$€£-])(\d[\d,]*(?:\.\d+)?)\s+(?:([a-z]{3,})\s+
                     r"(?!\s*(?:%|percent\b))")
 
 
+_CLASS_COUNT = re.compile(r"\b(?:over|above|under|below|beyond|exceeding|more\s+than|"
+                          r"less\s+than|fewer\s+than|greater\s+than|between)\s+$|"
+                          r"\d\s*(?:to|[-–])\s*$", re.IGNORECASE)
+_RANGE_NEXT = re.compile(r"^\s*(?:to|[-–]|and)\s*\d", re.IGNORECASE)
+
+
 def _count_value(text: str) -> tuple[str, str, str] | None:
     """("number", the counted noun's stem, value as written) of the one count a clause holds."""
     if _UNASSERTED.search(text) or _values_in(text):
         return None
     found = [m for m in _COUNT.finditer(text)
-             if not re.fullmatch(r"(?:19|20)\d\d", m.group(1))]
+             if not re.fullmatch(r"(?:19|20)\d\d", m.group(1))
+             # "accounts over 40 power units", "fleets of 5 to 75 power units": a bound or a
+             # range's end describes a class of things, no one thing's count
+             and not _CLASS_COUNT.search(text[max(0, m.start() - 30):m.start()])
+             and not _RANGE_NEXT.match(text[m.end(1):m.end(1) + 12])]
     if len(found) != 1:
         return None
     m = found[0]
@@ -226,8 +256,13 @@ def _statement_clauses(text: str) -> tuple[tuple[str, tuple[str, str, str]], ...
     cond = _CONDITION.match(text)
     if cond is not None and not text.rstrip().endswith("?"):
         if _values_in(text[:cond.end()]):
-            return ()
-        text = text[cond.end():]
+            if not _threshold(text[:cond.end()]):
+                return ()
+            # "If no acknowledgement arrives within 45 minutes, page the on-call": a rule's
+            # trigger, its time limit stated as surely as the action it sets off
+            text = text[re.match(r"\s*\w+\s+", text).end():]  # type: ignore[union-attr]
+        else:
+            text = text[cond.end():]
     if _UNASSERTED.search(text):
         return ()
     # one value of each kind it holds ("when fewer than 70% … have reported for 15 minutes":
@@ -247,6 +282,27 @@ def _statement_clauses(text: str) -> tuple[tuple[str, tuple[str, str, str]], ...
         for piece in pieces:
             out += [(_own_part(piece, got), got) for got in statement_values(piece)]
     return tuple(out)
+
+
+# a time limit: "within 45 minutes", "after 2 hours", "45 days before expiration"
+_LIMIT_BEFORE = re.compile(r"\b(?:within|after|for|in|over|past|beyond|more\s+than|longer\s+than|"
+                           r"at\s+least)\s+$", re.IGNORECASE)
+_LIMIT_AFTER = re.compile(r"^\s+(?:before|after|of|past|prior\s+to|from)\b", re.IGNORECASE)
+
+
+def _threshold(condition: str) -> bool:
+    """A condition whose every value is a time limit ("if no carrier quote is in hand 45 days
+    before expiration", "if no acknowledgement arrives within 45 minutes") states when a rule
+    applies, unlike one supposing a value ("if the fee is 20%", "if it takes 3 days")."""
+    found = [f for f in _found(condition) if not f[3]]
+    if not found or any(kind != "duration" for kind, _, _, _ in found):
+        return False
+    for _, _, value, _ in found:
+        at = condition.find(value)
+        if not (_LIMIT_BEFORE.search(condition[:at])
+                or _LIMIT_AFTER.match(condition[at + len(value):])):
+            return False
+    return True
 
 
 def _own_part(text: str, got: tuple[str, str, str]) -> str:
@@ -416,20 +472,13 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
         for x in range(len(ids)):
             for y in range(x + 1, len(ids)):
                 pairs[(ids[x], ids[y])] += 1
-    parent = list(range(len(said)))
     # ``cites`` of each pair, its slugs made once per sentence and page id: a pair's test
     # slugified both sentences again (tens of thousands of pairs: most of the stage's time)
     from ..slug import slugify
 
     slugs = [f"-{slugify(s.text)}-" for s in said]
     tails = {s.entity: _title_tail(s.entity) for s in said}
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    linked: dict[tuple[int, int], int] = {}
     for (i, j), n in sorted(pairs.items()):
         a, b = said[i], said[j]
         if a.rid == b.rid:
@@ -454,9 +503,29 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
             continue  # the shared words are another clause's, not the value's
         if a.about and b.about and a.about != b.about:
             continue  # two entities' own figures ("Helio lasts 8 hours", "Tessa lasts 10")
+        linked[(i, j)] = n
+    parent = list(range(len(said)))
+    members_of: dict[int, list[int]] = {i: [i] for i in range(len(said))}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    # the best-evidenced pairs first; two groups join only when at least half the pairs
+    # across them are linked too: a chain of two facts touching at one pair of sentences (an
+    # escalation 14 days before a permit lapses, a reminder 30 days before it) stays two
+    for (i, j), _n in sorted(linked.items(), key=lambda kv: (-kv[1], kv[0])):
         ri, rj = find(i), find(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
+        if ri == rj:
+            continue
+        across = [(min(x, y), max(x, y)) for x in members_of[ri] for y in members_of[rj]]
+        if 2 * sum(1 for p in across if p in linked) < len(across):
+            continue
+        keep, gone = min(ri, rj), max(ri, rj)
+        parent[gone] = keep
+        members_of[keep] += members_of.pop(gone)
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(said)):
         groups[find(i)].append(i)
@@ -622,6 +691,13 @@ def statement_rows(claims: Iterable[dict[str, Any]]) -> list[str]:
     """The sentences of an extraction's statements (and its table rows' cells) that hold one
     typed or shaped value, or one number counting something."""
     said = {str(c["value"]) for c in claims if c.get("kind") == "statement"}
+    # a fact's sentence holding another value ("they have 60 days after the contract end, so
+    # the deadline is 2026-11-29" read as a due date) may state that one too
+    said |= {text for c in claims if c.get("kind") == "fact" and not c.get("row")
+             and (text := " ".join(str(c.get("quote", "")).split()))
+             and any(v.lower() != str(c.get("value", "")).lower()
+                     and v not in str(c.get("value", "")) and str(c.get("value", "")) not in v
+                     for _, (_, _, v) in statement_clauses(text))}
     # a table row states a fact too, in its cells together (row_sentence)
     said |= {text for c in claims if c.get("kind") == "fact" and c.get("row")
              and (text := row_sentence(str(c.get("quote", "")))) is not None}

@@ -237,8 +237,10 @@ def staleness(state: State, filed: FiledAnswer) -> list[str]:
     for c in filed.citations:
         hit = now.get(c.claim_id)
         if hit is None:
+            # only what the asker may read now: a value their record took behind a narrower
+            # ACL since must not reach the notice (for them it is gone)
             same = [g for g, _ in state.claims_of_group(c.page, c.attribute)
-                    if g.source.key == c.source_key
+                    if g.source.key == c.source_key and vis.claim_visible(g)
                     and (c.qualifiers is None or dict(g.qualifiers) == c.qualifiers)]
             if not same:
                 reasons.append(f"{c.what} ({c.display}) on {c.page} was retracted")
@@ -429,10 +431,17 @@ def readable_by(state: State, filed: FiledAnswer, who: Principal | None) -> bool
         return True
     if not filed.visible_to(who):
         return False
+    claims = state.claims_by_ids([c.claim_id for c in filed.citations])
+    mine = Visibility(state, who)
+    # now, too: every page it cites exists for who and every cited claim still held is one
+    # who may see (a record narrowed since withdraws the answer, the asker's view included)
+    if not all(mine.exists(c.page) and ((hit := claims.get(c.claim_id)) is None
+                                        or mine.claim_visible(hit[0]))
+               for c in filed.citations):
+        return False
     if who.name == filed.principal:
         return True
-    claims = state.claims_by_ids([c.claim_id for c in filed.citations])
-    mine, theirs = Visibility(state, who), Visibility(state, asker(state, filed))
+    theirs = Visibility(state, asker(state, filed))
     return all(_reads(mine, hit[0]) == _reads(theirs, hit[0])
                for c in filed.citations if (hit := claims.get(c.claim_id)) is not None)
 

@@ -76,22 +76,19 @@ def export_claims(state: State, who: Principal | None = None) -> Iterator[str]:
     policy = stored_policy(state)
     subject: str | None = None
     batch: list[Claim] = []
-
     vis = Visibility(state, who)
 
     def flush() -> Iterator[str]:
-        if not vis.exists(batch[0].subject):
-            # a claim a visible record states of a page that does not exist for who (a
-            # ticket's sentence read as a fact of a restricted opportunity): its subject id
-            # would name that page, so it is left out, as the page's own claims are
-            return
         status, _ = resolve(batch, lambda r: policy.rule_named(r).tiebreak)
         # a reference's typed form is the id of the page it links: never one hidden from who
         for c in vis.unlinked(batch):
             yield ExportedClaim.of(c, status[c.id]).model_dump_json(by_alias=True)
 
     for claim, _ in state.iter_claims():
-        if not claim.acl.allows(who):
+        # a claim a visible record states of a page that does not exist for who (a ticket's
+        # sentence read as a fact of a restricted opportunity) is left out: its subject id
+        # would name that page (Visibility.claim_visible)
+        if not vis.claim_visible(claim):
             continue
         if claim.subject != subject and batch:
             yield from flush()

@@ -108,6 +108,7 @@ def _missing_entities(state: State) -> list[Finding]:
                     + " but has no page (no source record describes it)",
             claims=sorted(c.id for c in claims),
             sources=sorted({c.source.label for c in claims}),
+            pages=sorted({c.subject for c in claims}),
         )
         for name, claims in sorted(by_target.items())
     ]
@@ -127,7 +128,7 @@ def _stale(state: State, now: datetime) -> list[Finding]:
                 severity="warning", code="stale-source", page=None,
                 message=f"{key}@{version} was last updated {age} days ago (tier '{tier}' "
                         f"allows {max_age}); it supports {', '.join(subjects)}",
-                sources=[f"{key}@{version}"],
+                sources=[f"{key}@{version}"], pages=list(subjects),
             ))
     return out
 

@@ -16,6 +16,9 @@ class Finding(BaseModel):
     message: str
     claims: list[str] = []
     sources: list[str] = []
+    # every other page the message names (the pages a stale source supports): a principal's
+    # lint keeps the finding only when each exists for them (compiler/views.py)
+    pages: list[str] = []
 
 
 class UnmappedAttribute(BaseModel):

@@ -104,6 +104,15 @@ class Visibility:
     def exists(self, entity_id: str) -> bool:
         return self.of(entity_id) is not None
 
+    def claim_visible(self, c: Claim) -> bool:
+        """The rule every surface applies to one claim: ``who`` may read the record that
+        states it *and* the page it is filed on exists for ``who`` (the intersection of the
+        claim's ACL with its subject's readers; docs/permissions.md, "A visible record's fact
+        about a restricted subject"). A ticket's sentence read as a fact of a restricted
+        opportunity is shown to nobody who may not see that opportunity: its subject id
+        alone would name the page."""
+        return c.acl.allows(self.who) and (self.who is None or self.exists(c.subject))
+
     def unlinked(self, claims: list[Claim]) -> list[Claim]:
         """Claims whose links to pages ``who`` cannot see are dropped: rendered, the name stays
         as plain text, exactly like a name no page exists for."""
@@ -192,7 +201,10 @@ def page_view(
 def group_view(
     state: State, subject: str, attribute: str, who: Principal | None
 ) -> tuple[list[Claim], dict[str, ClaimStatus], list[Conflict]]:
-    """One (subject, attribute) as the principal sees it, authority settled on visible claims."""
+    """One (subject, attribute) as the principal sees it, authority settled on visible claims
+    (none when the subject's page does not exist for the principal)."""
+    if who is not None and visible_entity(state, subject, who) is None:
+        return [], {}, []
     claims = [c for c, _ in state.claims_of_group(subject, attribute) if c.acl.allows(who)]
     policy = stored_policy(state)
     status, conflicts = resolve(claims, lambda r: policy.rule_named(r).tiebreak)
@@ -200,8 +212,9 @@ def group_view(
 
 
 def visible_findings(state: State, report: LintReport, who: Principal | None) -> LintReport:
-    """Lint as ``who`` sees the wiki: a finding is kept only when its page, every claim and
-    every source it names are visible to ``who`` (so its text names nothing hidden)."""
+    """Lint as ``who`` sees the wiki: a finding is kept only when its page, every other page,
+    every claim and every source it names are visible to ``who`` (so its text names nothing
+    hidden)."""
     if who is None:
         return report
     vis = Visibility(state, who)
@@ -219,7 +232,9 @@ def visible_findings(state: State, report: LintReport, who: Principal | None) ->
     for f in report.findings:
         if f.page is not None and not vis.exists(f.page):
             continue
-        if f.claims and not all(c.acl.allows(who) for c, _ in
+        if not all(vis.exists(p) for p in f.pages):
+            continue  # its message names a page that does not exist for who
+        if f.claims and not all(vis.claim_visible(c) for c, _ in
                                 state.claims_by_ids(f.claims).values()):
             continue
         if f.claims and len(state.claims_by_ids(f.claims)) != len(set(f.claims)):

@@ -169,6 +169,23 @@ def _restates(value: str, question: str) -> bool:
     return inside >= 2 and len(words) - inside <= 1
 
 
+_CODE = re.compile(r"([a-z]{1,4})-?(\d{1,2})")
+
+
+def _other_code(terms: Sequence[str], said: str) -> bool:
+    """(answer6) The question names a code of letters and a number ("P3", "SEV1", "Q4", "tier
+    2" is a number, left to the family rules) that the claim does not say, while the claim
+    says a code of the same letters and another number ("p1 first response"): the claim is
+    the other code's row."""
+    asked = [m.groups() for t in terms if (m := _CODE.fullmatch(t))]
+    if not asked:
+        return False
+    stated = {m.groups() for m in _CODE.finditer(said.lower())
+              if not said[max(m.start() - 1, 0):m.start()].isalnum() or m.start() == 0}
+    return any((p, n) not in stated and any(q == p and k != n for q, k in stated)
+               for p, n in asked)
+
+
 def _noun_keys(word: str) -> tuple[str, ...]:
     """Keys a head noun is matched by: the word whole, hyphens dropped ("cut-off" is
     "cutoff"), and its last part ("same-day" → "day")."""
@@ -520,6 +537,17 @@ class AspectMatcher:
         c.aliases = frozenset(alt for k in c for alt in ATTRIBUTE_SYNONYMS.get(k, ())) - set(c)
         return c
 
+    def slot_share(self, claim: Claim, nouns: Sequence[str]) -> float:
+        """(answer6) The share of the asked phrase's own words (``nouns``: no entity's name,
+        no word naming a kind of value) the claim's *attribute* says, with its schema and
+        lexicon words: "which identity provider …" is asked of the *identity provider* field,
+        which names it, before a sentence that only repeats the words. 0 for a statement."""
+        if claim.kind == "statement" or not nouns:
+            return 0.0
+        attr = self._attribute_words(claim)
+        return sum(1 for t in nouns if attr[t] or t in attr.aliases or any(
+            attr[a] for a in SYNONYMS.get(t, ()))) / len(nouns)
+
     def _schema_words_of(self, claim: Claim) -> frozenset[str]:
         """The schema's words (not keys) for a claim's attribute: the base schema's and the
         wiki's own phrases."""
@@ -731,6 +759,8 @@ class AspectMatcher:
             return None  # "the overtime cap outside peak season" is not the peak season's
         if self._inside_named(claim, terms):
             return None  # "who owns the Caldera … expansion deal" is not the account's manager
+        if _other_code(terms, f"{attribute_text(claim)} {claim.value}"):
+            return None  # (answer6) "the *P3* first response" is not the P1 row
         statement = claim.kind == "statement"
         fields = [Counter(stems(claim.value))]
         if not statement:
@@ -822,11 +852,34 @@ class AspectMatcher:
             (t in _MONTH_KEYS and any(_tf(c, t) for c in (
                 page.title, page.attribute, page.value, page.text)))
             or any(c.attribute.lower().endswith("type") and key(c.value.strip()) == t
-                   for c, _ in page.claims))) if keyword_query(
+                   for c, _ in page.claims)
+            # (answer6) … and so do the words its page says: "late geofence exit alerts fix
+            # version" names the ticket by its summary and asks its fix version (the head noun,
+            # "version", must still be the claim's own)
+            # (not a number, nor a word of another row's label on the page: "weekly rate on a
+            # *60 ft boom*" is not a generator's row of a rate card that lists a boom)
+            or (not statement and not t.isdigit() and not _tf(page.attribute, t)
+                and any(_tf(c, t) for c in (page.title, page.value, page.text))
+                and not lenient.append(t)))) if keyword_query(
             getattr(self, "_question_text", "")) else (lambda t: False)
+        lenient: list[str] = []
         if nouns and sum(covered(t) > 0 or on_page(t) for t in nouns) * 2 < len(nouns) and not (
                 not statement and self._paraphrased_keywords(asked, covered)):
             return None
+        if lenient and not statement:
+            # (answer6) … but what is asked is the claim's own: its attribute says the head
+            # noun (unless that names a kind of value: "click *count*") and the word before it
+            # ("expense report *submission* deadline" is no effective date of the expense
+            # policy, which speaks of submitting reports; "Kessler general *liability* premium"
+            # no total premium of an account whose page mentions liability; "price to keep a
+            # mini ex per employee" no head count of a page that rents one)
+            said = [*getattr(self, "_keyword_modifier", ()), *(
+                () if noun and all(t in _KIND_KEYS for t in noun) else noun)]
+            # (the kind its page says it is, "PowerSchool decimals *bug* assignee", is its page's)
+            if not said or any(not (fields[1][t] or fields[2][t] or t in vocab
+                                    or t in fields[1].aliases or (on_page(t) and t not in lenient))
+                               for t in said):
+                return None
         if not statement and len(asked) > 1 and self._names_other_attribute(asked) and not all(
                 fields[1][t] or t in vocab for t in nouns):
             # the asked phrase is the name of another attribute the wiki holds: "the *escalation
@@ -872,6 +925,8 @@ class AspectMatcher:
         if not statement and self._owner and any(
                 not any(covered(t) or t in entity or (page is not None and any(
                     _tf(c, t) for c in (page.title, page.attribute, page.value, page.text)))
+                        # (answer6) … or its page's kind: "the title of the X *contact*"
+                        or key(claim.subject.split("/", 1)[0]) == t
                         for t in forms)
                 for forms in self._owner):
             # what the asked phrase is of must be the claim's or its page's: "the price of an

@@ -5,6 +5,7 @@ documents BM25 scores, and the wikilinks between candidates."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +15,14 @@ from ..text import name_key
 from .scoring import (_CLAIM_CANDIDATES, _PAGE_CANDIDATES, _RECORD_CANDIDATES, PAGE_FIELDS,
                       _attribute_counter, _counter, _PageDoc, attribute_text)
 from .text import STOPWORDS, _fts_term, expand, key as word_key, tokens
+
+
+# a run of capitalised words ("Harbor Fresh", "Pinecrest Rheumatology"), apostrophe-s aside
+_CAPITAL_RUN = re.compile(r"\b[A-Z][\w&-]*(?:'s)?(?:\s+[A-Z][\w&-]*(?:'s)?)*")
+
+
+_ORGANISATIONS = frozenset("account company customer organisation organization vendor supplier "
+                           "partner".split())
 
 
 def _schema_page(state: State) -> Path | None:
@@ -58,6 +67,7 @@ class CandidateIndex:
         """Pages whose name or alias is a phrase of the question (1-5 words)."""
         words = tokens(question)
         hits: set[str] = set()
+        said: set[str] = set()  # the words of the names found whole
         for n in range(5, 0, -1):
             for i in range(len(words) - n + 1):
                 phrase = words[i:i + n]
@@ -66,7 +76,40 @@ class CandidateIndex:
                 eid = self.state.lookup_name(name_key(" ".join(phrase)), None)
                 if eid:
                     hits.add(eid)
-        return hits
+                    said.update(phrase)
+        self._short_named = self._short_names(question, hits, said)
+        return hits | self._short_named
+
+    def _short_names(self, question: str, hits: set[str], said: set[str]) -> set[str]:
+        """(answer6) Pages named by the first words of their name: people say "Harbor Fresh"
+        for Harbor Fresh Foods, "the Bluewater renewal" for Bluewater Health Plan's. A run of
+        capitalised words of the question (not the sentence's first word, no page's whole name)
+        names the one page whose name begins with it; two pages that both begin so (Acme Cloud,
+        Acme Edge) leave it unnamed, and a word of a name found whole ("the Orchid renewal") is
+        that name's."""
+        out: set[str] = set()
+        for m in _CAPITAL_RUN.finditer(question):
+            words = [w for w in tokens(m.group(0))]
+            if m.start() == 0 or question[:m.start()].rstrip().endswith((".", "?", "!", ":")):
+                words = words[1:]  # a sentence's first word is capitalised whatever it is
+            while words and (words[0] in STOPWORDS or words[0].isdigit()):
+                words = words[1:]
+            if not words or sum(len(w) for w in words) < 4 or set(words) & said:
+                continue  # ("the *Orchid* renewal" names the deal Orchid renewal whole)
+            phrase = name_key(" ".join(words))
+            if self.state.lookup_name(phrase, None):
+                continue  # a whole name: looked up above
+            pages = {self.state.lookup_name(k, None)
+                     for k in self.state.name_keys_from(phrase) if k != phrase}
+            pages.discard(None)
+            if len(pages) > 1:
+                # "Pinecrest Rheumatology" of Pinecrest Rheumatology Group, not of its deal
+                # "Pinecrest Rheumatology - infusion referral agreement": a short name is an
+                # organisation's (deals and tickets are named after it)
+                pages = {p for p in pages if p.split("/", 1)[0] in _ORGANISATIONS}
+            if len(pages) == 1 and not pages & hits:
+                out |= pages
+        return out
 
     def _candidates(self, terms: Sequence[str], question: str) -> tuple[set[str], dict[str, str]]:
         match = " OR ".join(_fts_term(t) for t in expand(terms))

@@ -35,7 +35,28 @@ from pathlib import Path
 KIND_WORDS: dict[str, re.Pattern] = {}
 _DURATION = re.compile(r"\d\s*(?:[a-z]+\s+)?(second|minute|min|hour|hr|day|week|month|year)s?\b|"
                        r"\d+x\d+", re.I)
-_NUMBER = re.compile(r"\d")
+
+
+class _Quantity:
+    """(answer6) The shape of a quantity ("the *number* of …", "the *value* of the product",
+    "the *total*"): a digit that is not part of a date ("2026-09-14"), a time of day
+    ("11:20") or an identifier ("RX-1093", "SEV-1", "v2.8"). A record's date or key says no
+    amount of anything, though it holds digits. Duck-types the compiled pattern it replaces
+    (``search``), so it is a shape like the others."""
+
+    _MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?")
+    _NOT = re.compile(r"\d{4}-\d\d(?:-\d\d)?(?:[T ][\d:.]+Z?)?|\b\d{1,2}:\d\d\b|"
+                      r"\b[A-Za-z]+[-_#]?\d[\w.-]*|\b\d+[A-Za-z]+-\d+\b|"
+                      rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?\b|"
+                      rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b", re.I)
+    _DIGIT = re.compile(r"\d")
+    pattern = r"\d"
+
+    def search(self, text: str) -> re.Match | None:
+        return self._DIGIT.search(self._NOT.sub(" ", text))
+
+
+_NUMBER = _Quantity()
 _DATE = re.compile(r"\d{4}-\d\d|\d{1,2}:\d\d|\b(january|february|march|april|may|june|july|"
                    r"august|september|october|november|december|monday|tuesday|wednesday|"
                    r"thursday|friday|saturday|sunday)\b", re.I)
@@ -51,7 +72,7 @@ _DISTANCE = re.compile(r"\d\s*(?:miles?|mi|km|kilomet(?:re|er)s?|metres?|meters?
                        r"yards?|yds?)\b", re.I)
 # "time" is a duration ("lead time") or a time of day ("what time is the last dispatch")
 _TIME = re.compile(_DURATION.pattern + r"|\d{1,2}:\d\d", re.I)
-for _words, _shape in (("period duration length term window days hours months years "
+for _words, _shape in (("period duration length term window interval frequency days hours months years "
                         "weeks minutes", _DURATION),
                        ("time", _TIME),
                        # "how *big* is the deal", "how *large* is the fleet": a quantity
@@ -453,7 +474,9 @@ def negated_scope(question: str, stopwords: frozenset[str]) -> list[str]:
     return [w for w in words if w not in stopwords]
 
 
-_PER = re.compile(r"\bper\s+(?:(?:a|an|the|one|each)\s+)?([a-z]+)\b", re.I)
+# (answer6: "per *extra* stop" is a rate per stop: a word saying which one is no unit)
+_PER = re.compile(r"\bper\s+(?:(?:a|an|the|one|each)\s+)?(?:(?:extra|additional|further|"
+                  r"subsequent|single|individual)\s+)?([a-z]+)\b", re.I)
 
 
 def per_units(question: str, stopwords: frozenset[str]) -> list[str]:

@@ -143,7 +143,9 @@ PHRASES = (
     (re.compile(r"\b(?:run|runs|ran|running)\s+out\b", re.I), "expires"),
     # a request wrapped around the question ("I'd like to know the …", "can you tell me …")
     # is no part of what is asked: left in, its words would be taken for the asked head
-    (re.compile(r"^\s*(?:(?:hi|hey|hello|quick question|quick one)\W+)*(?:please\s+)?"
+    # (answer6) … after a greeting that says who asks ("Owen here.", "This is Priya,")
+    (re.compile(r"^\s*(?:(?:hi|hey|hello|quick question|quick one|[\w'-]+\s+here|this\s+is\s+"
+                r"[\w'-]+)\W+)*(?:please\s+)?"
                 r"(?:i'?d\s+like\s+to\s+know|i\s+would\s+like\s+to\s+know|i\s+(?:want|need)"
                 r"\s+to\s+know|i'?m\s+(?:trying\s+to\s+find\s+out|wondering)|i\s+wonder|"
                 r"(?:can|could|would)\s+you\s+(?:please\s+)?(?:tell|remind)\s+me|"

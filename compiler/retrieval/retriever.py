@@ -38,6 +38,7 @@ class Evidence:
     context: float = 0.0  # … counting part of what the rest of its page covers
     doubtful: bool = False  # about another entity than the question names, or a near miss
     aspect: float | None = None  # share of the asked aspect it covers; None: not an answer
+    slot: float = 0.0  # (answer6) share of the asked phrase its attribute names
 
 
 @dataclass
@@ -310,8 +311,12 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._judge(q, evid[:k_claims * 2])
         # … and a date of the very event asked ("when is the story *due*": its *due date*)
         # before prose that only mentions a month
+        # (answer6) … and, of the claims that answer, one whose attribute names the whole asked
+        # phrase ("which *identity provider*": the identity provider field, "student count":
+        # the *student* enrolment, not the employees) before those that only share its words
         evid[:k_claims * 2] = sorted(evid[:k_claims * 2], key=lambda e: (
-            e.aspect is None, e.doubtful or not self._of_asked_event(e.claim)))
+            e.aspect is None, e.doubtful or not self._of_asked_event(e.claim),
+            e.aspect is None or e.doubtful or e.slot < 1.0))
         result.claims = evid[:k_claims]
         self._decide(q, result)
         return result
@@ -417,6 +422,9 @@ class Retriever(CandidateIndex, AspectMatcher):
         named_in_title = {eid for eid, d in docs.items() for n, words in asked_names.items()
                           if words and all(d.title[t] for t in words)}
         entity_of_named = {t for words in asked_names.values() for t in words}
+        # (answer6) the words of a named page's name the question says capitalised, as a name
+        capital = {key(w) for w in names_in(q.question, STOPWORDS | FRAME_WORDS)}
+        said_names = {n: [t for t in words if t in capital] for n, words in asked_names.items()}
         # a page that belongs to a named page by a link of someone-naming attribute (a ticket
         # or deal whose *customer* is it): "Umbrella Health's export" is its ticket's
         owned = {eid for eid, d in docs.items() for c, _ in d.claims
@@ -450,7 +458,7 @@ class Retriever(CandidateIndex, AspectMatcher):
             # off the question's entity: on another page, not stating anything about it
             off_entity = bool(named) and eid not in named and eid not in reverse and not any(
                 m.entity in named for m in claim.mentions) and eid not in named_in_title \
-                and eid not in owned
+                and eid not in owned and not self._says_named(claim, said_names)
             if named:
                 s *= ENTITY_BOOST if eid in named else 1.0 if eid in around else ENTITY_MISS
             miss = (_near_miss(claim, docs[eid].claims, qset - q.action_object)
@@ -507,6 +515,11 @@ class Retriever(CandidateIndex, AspectMatcher):
                                and not keyword_query(question)
                                and noun[-1] in _KIND_KEYS and key(phrase[-2]) not in _KIND_KEYS
                                else ())
+        # (answer6) … and, in a keyword query, that word is the claim's own, never its page's
+        # ("general *liability* premium": whichever its head noun is)
+        self._keyword_modifier = frozenset(
+            key(w) for w in phrase[-2:-1]) if keyword_query(question) and len(phrase) > 1 \
+            else frozenset()
         self._who_verb = who_verb(_rewrite(question))
         self._superlative = bool(SUPERLATIVE.search(question))
         self._scope = ([] if keyword_query(question) else
@@ -514,16 +527,24 @@ class Retriever(CandidateIndex, AspectMatcher):
         self._read_question(_rewrite(question), STOPWORDS | FRAME_WORDS)
         # the names the question uses must be on the answer's page or a page it links:
         # "the dispatch cutoff at the Dublin hub" is not the Rotterdam hub's
+        # (answer6) … not excused by a page named only by the first words of its name: "ship
+        # to Singapore" is not said by the Singapore Hub's page when the answer is a product's
+        whole_named = {t for n in q.named - getattr(self, "_short_named", set())
+                       for t in docs[n].title}
         names = [k for k in (key(w) for w in names_in(question, STOPWORDS | FRAME_WORDS))
-                 if k not in entity_words]
+                 if k not in whole_named]
         # … and so must a year it names: "the return window in 2031" is a value no source
         # decided, not today's window
         years = [y for y in _YEAR.findall(question) if y not in entity_words]
         names += [y for y in years if y not in names]
+        months = _months(question)
         self._names_asked = names
         for e in evid:
             eid = e.claim.subject
-            if eid in self._reverse and is_name_claim(e.claim):
+            if eid in self._reverse and is_name_claim(e.claim) and not (
+                    noun and not set(noun) & set(REVERSE_KINDS)):
+                # (answer6) … not when what is asked is an attribute of it ("the *title* of
+                # the Harborview contact": its job title, not its name)
                 # "our contact at X": the contact page linking to X, by name, when its page
                 # says what else the question asks of it ("the *procurement* contact")
                 d = docs[eid]
@@ -534,8 +555,11 @@ class Retriever(CandidateIndex, AspectMatcher):
                     e.aspect = 1.0
                 continue
             # the answer's page, what the claim links to, and the pages the question names
+            # (answer6) a page named only by the first words of its name ("Singapore" of the
+            # Singapore Hub) does not vouch for the name on another page's claim
             near_pages = [docs[eid], *(docs[o] for o in sorted(
-                {m.entity for m in e.claim.mentions} | q.named) if o in docs)]
+                {m.entity for m in e.claim.mentions}
+                | (q.named - getattr(self, "_short_named", set()))) if o in docs)]
             if any(not any(d.title[n] or d.attribute[n] or d.value[n] or d.text[n]
                            for d in near_pages) for n in names):
                 continue
@@ -546,9 +570,16 @@ class Retriever(CandidateIndex, AspectMatcher):
                     (said and not said & set(years)) or any(
                         y not in said and not docs[eid].title[y] for y in years)):
                 continue  # a sentence of its own year: "the 2027 counter-offer" is not 2026's
+            if e.claim.kind == "statement" and months:
+                stated = _months(f"{e.claim.value} {e.claim.quote}")
+                if stated and not stated & months:
+                    continue  # (answer6) … nor of its own month: "1,840 issued in October"
             e.aspect = self._aspect(e.claim, q.terms, head, q.weight,
                                     entity_words | set(docs[eid].title), q.wanted, docs[eid],
                                     noun)
+            e.slot = self.slot_share(e.claim, [
+                t for t in head if t not in entity_words and t not in docs[eid].title
+                and t not in _KIND_KEYS and t not in STOPWORDS])
             if e.aspect is not None and noun and e.claim.mentions and e.claim.kind != "statement":
                 # "who is the *contractor* on the claim": of a ticket's assignee, reporter and
                 # customer, the link to the page that calls itself a contractor ("General
@@ -557,6 +588,16 @@ class Retriever(CandidateIndex, AspectMatcher):
                 e.context += bonus
                 e.aspect += bonus
         self.prefer_the_action(evid, docs)
+
+    @staticmethod
+    def _says_named(claim: Claim, asked_names: dict[str, list[str]]) -> bool:
+        """(answer6) The claim's own sentence says the name of a page the question names, as
+        the question says it ("BrindleTrack locks an account for 30 minutes" is about
+        BrindleTrack, though the ticket links no page of it)."""
+        if claim.kind != "statement":
+            return False  # (a field's quote is its record's text, which may name anything)
+        said = set(stems(f"{claim.value} {claim.quote}"))
+        return any(words and all(w in said for w in words) for words in asked_names.values())
 
     def _of_another_name(self, claim: Claim, names: Sequence[str]) -> bool:
         """(abstain4) A sentence that names another name (a word the wiki writes only
@@ -635,6 +676,27 @@ class Retriever(CandidateIndex, AspectMatcher):
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+# (answer6) a month by name ("may" only capitalised: "it may be"), or in an ISO date's place
+_MONTH_NAMES = ("january february march april may june july august september october november "
+                "december").split()
+_MONTH = re.compile(r"\b(?:(jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|(May))\b"
+                    r"|\b\d{4}-(\d\d)-\d\d\b", re.I)
+
+
+def _months(text: str) -> set[int]:
+    """The months a text names (1-12)."""
+    out: set[int] = set()
+    for m in _MONTH.finditer(text):
+        word, may, iso = m.group(1), m.group(2), m.group(3)
+        if iso:
+            out.add(int(iso))
+        elif may:
+            if may == "May":
+                out.add(5)
+        else:
+            said = m.group(0).lower().rstrip(".")
+            out.update(i + 1 for i, n in enumerate(_MONTH_NAMES) if n.startswith(said))
+    return out
 _OUR = re.compile(r"\b(?:our|my|your)\b", re.I)  # … nor "what's *our* X" the phrase
 _PER_TAIL = re.compile(r"\s+(?:per|an|a)\s+[a-z]+\s*\??\s*$", re.I)
 
@@ -677,7 +739,7 @@ def _answering(r: Retrieval) -> list[Evidence]:
     fit = [e for e in r.claims if not e.doubtful and e.aspect is not None]
     if not fit:
         return []
-    best = max(fit, key=lambda e: e.context)
+    best = max(fit, key=lambda e: (e.slot >= 1.0, e.context))
     # … beside it only claims about as good: one clause, one answer, not its neighbours
     keep = [best, *(e for e in fit if e is not best and e.score >= _KEEP * best.score
                     and e.context >= _CLOSE * best.context)]

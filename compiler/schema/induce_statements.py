@@ -421,9 +421,14 @@ def cites(text: str, entity: str) -> bool:
     the document that states a fact shares one more word with its sentence."""
     from ..slug import slugify
 
+    tail = _title_tail(entity)
+    return bool(tail) and tail in f"-{slugify(text)}-"
+
+
+def _title_tail(entity: str) -> str:
+    """The last two words of a page id's name, as ``cites`` looks for them ("" if fewer)."""
     words = entity.split("/", 1)[-1].split("-")
-    said = f"-{slugify(text)}-"
-    return len(words) >= 2 and f"-{'-'.join(words[-2:])}-" in said
+    return f"-{'-'.join(words[-2:])}-" if len(words) >= 2 else ""
 
 
 def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
@@ -467,12 +472,24 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
         for x in range(len(ids)):
             for y in range(x + 1, len(ids)):
                 pairs[(ids[x], ids[y])] += 1
+    # ``cites`` of each pair, its slugs made once per sentence and page id: a pair's test
+    # slugified both sentences again (tens of thousands of pairs: most of the stage's time)
+    from ..slug import slugify
+
+    slugs = [f"-{slugify(s.text)}-" for s in said]
+    tails = {s.entity: _title_tail(s.entity) for s in said}
     linked: dict[tuple[int, int], int] = {}
     for (i, j), n in sorted(pairs.items()):
         a, b = said[i], said[j]
-        if a.entity != b.entity and (cites(a.text, b.entity) or cites(b.text, a.entity)):
+        if a.rid == b.rid:
+            continue
+        need = min_shared(a.kind, a.unit)
+        if n + 1 < need:
+            continue  # too few shared words even with a citation (most pairs)
+        if a.entity != b.entity and ((tails[b.entity] and tails[b.entity] in slugs[i])
+                                     or (tails[a.entity] and tails[a.entity] in slugs[j])):
             n += 1  # one sentence cites the other's document by its title
-        if a.rid == b.rid or n < min_shared(a.kind, a.unit):
+        if n < need:
             continue
         if not _close(a.value, b.value, _CLOSE if n < MIN_SHARED_WORDS else _CLOSE_STRONG):
             # two figures of one fact are of one size ($9.50 and $8.75 a gallon, 15 and 20

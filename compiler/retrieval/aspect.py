@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .ranges import in_band
+from .rivals import other_cell, other_kind, other_stage
 from .coverage import (PREPOSITIONS, UNRESTRICTING, bound_of, names_in, asked_action, asks_window, asked_condition, keyword_query, asked_owner, asked_subject,
                        attribute_vocabulary, measures,
                        names_an_agent, negated_scope, per_units, parse_schema_contexts, passive_subject, schema_contexts,
@@ -569,6 +570,8 @@ class AspectMatcher:
         number, or says the asked action only as its context ("lasts 6 hours *on a full
         charge*" of "how long does it take to charge")."""
         words = set(stems(text)) | set(stems(title))
+        if other_stage(getattr(self, "_question_text", ""), f"{attribute_text(claim)} {text}"):
+            return True  # (answer8) "what did it actually cost" is not "estimated cost: $6,400"
         if self._negated and len(self._negated & words) * 2 > len(self._negated):
             return True
         if self._other_event_said(set(stems(text))):
@@ -615,6 +618,19 @@ class AspectMatcher:
                         and not own & set(asked)):
                     return True
         return False
+
+    def _rival(self, claim: Claim) -> bool:
+        """(answer8) The claim's attribute names another stage of the asked amount
+        ("estimated loss" for what was paid) or another kind of the asked noun ("standard
+        commission" for the contingent one), see :mod:`compiler.retrieval.rivals`."""
+        text = getattr(self, "_question_text", "")
+        attribute = attribute_text(claim)
+        if other_stage(text, attribute):
+            return True
+        said = set(stems(f"{attribute} {claim.value} {claim.quote or ''}"))
+        asked = set(stems(text))
+        return other_kind(getattr(self, "_head_phrase", ()), attribute,
+                          lambda t: t in said, asked)
 
     def _names_other_attribute(self, nouns: Sequence[str]) -> bool:
         """Some attribute the wiki states is named by all these keys (and at most one word
@@ -762,6 +778,8 @@ class AspectMatcher:
         if _other_code(terms, f"{attribute_text(claim)} {claim.value}"):
             return None  # (answer6) "the *P3* first response" is not the P1 row
         statement = claim.kind == "statement"
+        if not statement and self._rival(claim):
+            return None  # (answer8) "the contingent commission" is not the standard one
         fields = [Counter(stems(claim.value))]
         if not statement:
             # the attribute with its qualifiers and the source's own field name or label
@@ -900,6 +918,11 @@ class AspectMatcher:
         # is covered by a value of that shape or type)
         if noun and not (set(noun) & entity) and not any(covered(t) > 0 for t in noun):
             return None
+        if not statement and noun and not (set(noun) & entity) and other_cell(
+                claim.quote or "", claim.value, noun, lambda t: bool(
+                    fields[0][t] or fields[1][t] or t in vocab or t in fields[1].aliases
+                    or any(f[a] for f in fields[:2] for a in SYNONYMS.get(t, ())))):
+            return None  # (answer8) "what commission does X pay" is not the row's AM Best cell
         modifier = getattr(self, "_kind_modifier", ())
         if noun and modifier and not (set(modifier) & entity) and not any(
                 covered(t) > 0 for t in modifier):

@@ -83,6 +83,9 @@ def test_another_kind_of_the_noun() -> None:
     assert other_kind(("standard", "rate"), "winter rate", never, {key("standard"), key("rate")})
     assert not other_kind(("standard", "rate"), "standard rate", never, set())
     assert not other_kind(("discount",), "standard discount", never, set())
+    # words compared whole: "regulatory" is no "regular"
+    assert not other_kind(("regulatory", "class"), "device class", never, set())
+    assert not other_stage("What was the final cost?", "financial cost")
 
 
 def test_another_cell_of_the_row() -> None:

@@ -611,6 +611,16 @@ class AspectMatcher:
                 names_an_agent(" ".join(subject)) and not any(
                     SYNONYMS.get(t, frozenset()) & set(row) for t in subject):
             return True
+        # (answer8) a row of the same kind as the question's "for …" phrase, but another head:
+        # "the setpoint for fresh *produce*" does not answer "… for fresh cut *flowers*"
+        m = re.search(r"\bfor\s+([^?.!,;]+)$", getattr(self, "_question_text", "").strip()
+                      .rstrip("?.! "), re.I)
+        wanted = stems(m.group(1), True) if m else []
+        if len(wanted) >= 2 and head not in asked and not any(
+                SYNONYMS.get(t, frozenset()) & {head} for t in asked) \
+                and set(wanted[:-1]) & own and wanted[-1] not in set(row) \
+                and not covered(wanted[-1]):
+            return True
         for i, t in enumerate(asked):
             if t == head and i > 0:
                 mod = asked[i - 1]

@@ -22,10 +22,10 @@ from collections.abc import Callable, Sequence
 from compiler.retrieval.text import key, tokens
 
 # words that place an amount before the fact (what is expected) or after it (what happened)
-_BEFORE = frozenset(key(w) for w in (
-    "estimated estimate estimates projected projection forecast forecasted expected "
-    "budgeted planned anticipated quoted proposed target targeted").split())
-_AFTER = frozenset(key(w) for w in (
+_BEFORE = frozenset((
+    "estimated estimate estimates projected projection projections forecast forecasts "
+    "forecasted expected budgeted planned anticipated quoted proposed target targeted").split())
+_AFTER = frozenset((
     "actual actually paid spent settled incurred invoiced billed realized realised "
     "final").split())
 # a question asks what happened when it says so in the past ("did … pay", "ended up"): a
@@ -38,9 +38,10 @@ _ASKS_BEFORE = re.compile(
     r"\b(?:estimated?|estimates|projected|projections?|forecast(?:ed)?|expected|budgeted|"
     r"planned|anticipated|quoted|proposed)\b", re.I)
 
-# words naming the default of a noun, which a row may say beside it ("standard commission")
-_DEFAULT = frozenset(key(w) for w in (
-    "standard base basic regular normal default ordinary usual general typical").split())
+# words naming the default of a noun, which a row may say beside it ("standard commission"),
+# compared as words: their keys are cut short enough to meet others' ("regular"/"regulatory")
+_DEFAULT = frozenset("standard base basic regular normal default ordinary usual general "
+                     "typical".split())
 
 
 def stage_of_question(question: str) -> str:
@@ -57,16 +58,16 @@ def other_stage(question: str, attribute: str) -> bool:
     asked = stage_of_question(question)
     if not asked:
         return False
-    said = {key(t) for t in tokens(attribute)}
+    said = {t.lower() for t in tokens(attribute)}  # as words: keys meet ("final"/"finance")
     mine, rival = (_AFTER, _BEFORE) if asked == "after" else (_BEFORE, _AFTER)
     return bool(said & rival) and not said & mine
 
 
 def _modifiers(attribute: str, head: str) -> set[str]:
     """The words right before the head noun in the attribute ("standard" of "standard
-    commission for X")."""
-    toks = [key(t) for t in tokens(attribute)]
-    return {toks[i - 1] for i, t in enumerate(toks) if t == head and i > 0}
+    commission for X"), lower-cased."""
+    words = [t.lower() for t in tokens(attribute)]
+    return {words[i - 1] for i, t in enumerate(words) if key(t) == head and i > 0}
 
 
 def other_kind(phrase: Sequence[str], attribute: str, said: Callable[[str], bool],
@@ -75,20 +76,21 @@ def other_kind(phrase: Sequence[str], attribute: str, said: Callable[[str], bool
     attribute names another kind of that noun: the default one ("*standard* commission"),
     while the claim never says the asked kind; or the question asks the default kind
     ("the *standard* rate") and the attribute names a special one the question does not say
-    ("*overtime* rate")."""
+    ("*overtime* rate"). ``said`` and ``asked`` hold keys."""
     if len(phrase) < 2:
         return False
-    head, mod = key(phrase[-1]), key(phrase[-2])
-    if not head or not mod or mod.isdigit():
+    head, mod = key(phrase[-1]), phrase[-2].lower()
+    if not head or not mod.isalpha():
         return False
-    before = _modifiers(attribute, head) - {mod}
-    if not before:
+    mine = _modifiers(attribute, head)
+    before = mine - {mod}
+    if not before or mod in mine:
         return False
     if mod in _DEFAULT:
         # the standard kind asked; a special kind the question never says answers another
-        return any(m not in _DEFAULT and m.isalpha() and m not in asked and len(m) > 2
-                   for m in before) and not _modifiers(attribute, head) & _DEFAULT
-    return bool(before & _DEFAULT) and not said(mod)
+        return not mine & _DEFAULT and any(
+            m.isalpha() and len(m) > 2 and key(m) not in asked for m in before)
+    return bool(before & _DEFAULT) and not said(key(mod))
 
 
 _CELL_LABEL = re.compile(r"^\s*([^:;]{1,60}):\s*(.*)$", re.S)

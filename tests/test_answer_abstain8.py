@@ -8,7 +8,9 @@ the question's, but another one.
   names ("the *loyalty* commission"), nor a special kind ("*winter* rate") the standard one;
 * a table row's fact ("Supplier: X; Rating: B+; Standard discount: 8%") does not answer a
   question whose head noun only another cell's label says ("what discount" is no rating;
-  tested on the row's text: a markdown table's rows are quoted otherwise).
+  tested on the row's text: a markdown table's rows are quoted otherwise);
+* a row "for frozen *seafood*" does not answer a question "… for frozen *bait*": the same kind
+  (frozen), another head the question never says.
 
 The corpus is invented here (a boat-repair yard nobody tuned on)."""
 
@@ -19,6 +21,7 @@ from collections.abc import Iterator
 import pytest
 
 from answer_corpus import abstains, answers, markdown_state
+from compiler.retrieval.coverage import head_phrase
 from compiler.retrieval.rivals import other_cell, other_kind, other_stage, stage_of_question
 from compiler.retrieval.text import key
 from compiler.state import State
@@ -32,6 +35,15 @@ type: account
 
 - Standard commission: 12%
 - City: Falmouth
+""",
+    "cold-room.md": """---
+title: Cold Room Runbook
+type: runbook
+---
+# Cold Room Runbook
+
+- Setpoint for frozen seafood: -18°C
+- Door alarm delay: 2 minutes
 """,
     "rep-41.md": """---
 title: REP-41 hull repair for the Tern
@@ -107,3 +119,17 @@ def test_another_kind_is_not_the_standard_row(state: State) -> None:
     abstains(state, "What loyalty commission does Saltmarsh Rigging pay us?")
     answers(state, "What is the winter rate on the slipway?", "$45")
     abstains(state, "What is the standard rate on the slipway?")
+
+
+def test_a_row_of_the_same_kind_with_another_head(state: State) -> None:
+    answers(state, "What temperature do we keep the cold room at for frozen seafood?", "-18")
+    abstains(state, "What temperature do we keep the cold room at for frozen bait?")
+
+
+def test_a_hyphenated_modifier_does_not_end_the_asked_phrase() -> None:
+    # "per" and "on" end a phrase as words, not as the first part of a hyphenated modifier
+    stop = frozenset({"what", "was", "the", "is", "in"})
+    assert head_phrase("What was the Gold per-seat price in 2025?", stop) == [
+        "gold", "per-seat", "price"]
+    assert head_phrase("What is the on-call allowance?", stop) == ["on-call", "allowance"]
+    assert head_phrase("What is the price per seat?", stop) == ["price"]

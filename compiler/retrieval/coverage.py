@@ -180,7 +180,9 @@ _ENDS = (r"a|an|the|of|for|in|at|on|to|from|with|by|per|under|between|when|if|th
          r"sell|sells|"
          # words that exclude what follows ("the overtime cap *outside* peak season")
          r"outside|except|excluding|apart|aside")
-_PHRASE = r"(?P<h>(?:[\w'-]+\s+){0,4}?[\w'-]+?)(?=\s+(?:" + _ENDS + r")\b|\s*[?.,;!]|\s*$)"
+# (answer8) an ending word must stand alone: "per-employee", "on-call" are modifiers of the
+# phrase ("the Enterprise *per-employee* price"), not its end
+_PHRASE = r"(?P<h>(?:[\w'-]+\s+){0,4}?[\w'-]+?)(?=\s+(?:" + _ENDS + r")\b(?!-)|\s*[?.,;!]|\s*$)"
 _HEADS = (
     re.compile(r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:the|a|an)\s+" + _PHRASE,
                re.I),

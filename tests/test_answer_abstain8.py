@@ -9,6 +9,8 @@ the question's, but another one.
 * a table row's fact ("Supplier: X; Rating: B+; Standard discount: 8%") does not answer a
   question whose head noun only another cell's label says ("what discount" is no rating;
   tested on the row's text: a markdown table's rows are quoted otherwise);
+* a count is a number standing as a word, not digits inside an identifier (a meeting's
+  attendee ids count no riggers);
 * a row "for frozen *seafood*" does not answer a question "… for frozen *bait*": the same kind
   (frozen), another head the question never says.
 
@@ -21,6 +23,7 @@ from collections.abc import Iterator
 import pytest
 
 from answer_corpus import abstains, answers, markdown_state
+from compiler.retrieval.aspect import _STANDALONE_NUMBER
 from compiler.retrieval.coverage import head_phrase
 from compiler.retrieval.rivals import other_cell, other_kind, other_stage, stage_of_question
 from compiler.retrieval.text import key
@@ -44,6 +47,15 @@ type: runbook
 
 - Setpoint for frozen seafood: -18°C
 - Door alarm delay: 2 minutes
+""",
+    "yard-meeting.md": """---
+title: 2026-03-02 Yard Planning Meeting
+type: meeting
+---
+# 2026-03-02 Yard Planning Meeting
+
+- Attendees: Ines Varga, @5521:9f3c2e1a-44b0-4c1d-8e2f-7a6b5c4d3e21, @5521:9f3c2e1a-44b0-4c1d-8e2f-7a6b5c4d3e22
+- Topic: spring launch season staffing
 """,
     "rep-41.md": """---
 title: REP-41 hull repair for the Tern
@@ -133,3 +145,11 @@ def test_a_hyphenated_modifier_does_not_end_the_asked_phrase() -> None:
         "gold", "per-seat", "price"]
     assert head_phrase("What is the on-call allowance?", stop) == ["on-call", "allowance"]
     assert head_phrase("What is the price per seat?", stop) == ["price"]
+
+
+def test_digits_inside_an_identifier_count_nothing(state: State) -> None:
+    for counts in ("20 riggers", "1,200 moorings", "about 40.", "3.5 FTE"):
+        assert _STANDALONE_NUMBER.search(counts), counts
+    for identifier in ("@5521:9f3c2e1a-44b0", "REP-41", "v4.3", "RM-26-118407"):
+        assert not _STANDALONE_NUMBER.search(identifier), identifier
+    abstains(state, "spring launch season staffing riggers needed, how many?")

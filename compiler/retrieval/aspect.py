@@ -138,6 +138,11 @@ _UNCOUNTED = re.compile(
     r"\d{4}-\d\d(?:-\d\d)?", re.I)
 
 
+# (answer8) a number standing as a word counts; digits inside an identifier ("@7120:3f1a9c42",
+# "RM-26-118407", "v4.3") count nothing
+_STANDALONE_NUMBER = re.compile(r"(?<![\w@:/#.-])\d[\d,.]*(?![\w@:/#-]|\.\d)")
+
+
 _PERIOD = re.compile(r"\b(?:(hour|dai|day|week|month|annual|year|night)(?:ly|s)?\b|"
                      r"(?:per|a|an|each|every)\s+(hour|day|week|month|year|night|annum))", re.I)
 _PERIOD_OF = {"dai": "day", "annual": "year", "annum": "year"}
@@ -1034,7 +1039,7 @@ class AspectMatcher:
         if noun and set(noun) & NUMERIC_NOUNS and not statement and claim.value_type not in (
                 "money", "number", "percent") and not re.search(r"\d", claim.value):
             return None  # "annual revenue" is an amount, not a deal's stage
-        if getattr(self, "_counting", False) and not re.search(r"\d", _UNCOUNTED.sub(
+        if getattr(self, "_counting", False) and not _STANDALONE_NUMBER.search(_UNCOUNTED.sub(
                 " ", _digits(claim.value))):
             return None  # "how many chairs": "booked in 30-minute slots" counts no chairs
         if not statement and _restates(claim.value, getattr(self, "_question_text", "")):

@@ -62,6 +62,9 @@ class Attribute(_Strict):
     home: str | None = Field(
         None, description="entity name a prose statement of this attribute is about when the "
         "sentence names no entity of this type (a company-wide policy, say)")
+    figures: tuple[float, ...] = Field(
+        (), description="induced from sentences: the figures they stated; a sentence stating "
+        "one far from all of them states another fact")
 
 
 class EntityType(_Strict):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 # two to five capitals, a plural "s" allowed ("COIs"); not inside a word or a code ("SEV-1")
 _ACRONYM = re.compile(r"(?<![\w-])([A-Z]{2,5})s?(?![\w-])")
@@ -57,6 +58,35 @@ def _spells(words: list[str], acronym: str) -> bool:
     return fits(0, 0)
 
 
+# memoised: a re-run of induction after an edit reads the same documents' names again
+@lru_cache(maxsize=65_536)
+def _name_terms(words: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(acronym, run) for each run of a name's words that spells one; never the whole name
+    ("Dana Whitfield" is someone, "DW" their initials, not a term's)."""
+    out = []
+    for i in range(len(words)):
+        for j in range(i + 2, min(len(words), i + 9) + 1):
+            if i == 0 and j == len(words):
+                continue
+            out += [(a, words[i:j]) for a in sorted(_spellings(words[i:j]))]
+    return tuple(out)
+
+
+def _spellings(run: tuple[str, ...]) -> set[str]:
+    """The acronyms a run of words spells (upper case): each word's initial, a linking
+    word's kept or not; none when the run starts or ends with a linking word."""
+    if run[0] in _LINKING or run[-1] in _LINKING or not all(w[:1].isalpha() or w == "&"
+                                                            for w in run):
+        return set()
+    out = {""}
+    for w in run:
+        initial = w[0].upper()
+        out = {a + initial for a in out} | (out if w in _LINKING else set())
+        if len(out) > 64:
+            return set()
+    return {a for a in out if 2 <= len(a) <= 5}
+
+
 def _defined_in(sentence: str, acronym: str) -> set[tuple[str, ...]]:
     """Phrases ``sentence`` defines ``acronym`` as: the words right before "(ACR)"."""
     out: set[tuple[str, ...]] = set()
@@ -87,16 +117,9 @@ def glossary(names: Iterable[str], sentences: Iterable[str]) -> dict[str, tuple[
     runs: dict[str, set[tuple[str, ...]]] = defaultdict(set)
     name_words = {tuple(w.lower() for w in re.split(r"[\s_/-]+", n) if w) for n in names}
     for words in name_words:
-        for i in range(len(words)):
-            for j in range(i + 2, min(len(words), i + 10) + 1):
-                if i == 0 and j == len(words):
-                    continue  # a whole name ("Dana Whitfield") is someone's, not a term's
-                run = list(words[i:j])
-                initials = "".join(w[0] for w in run if w.lower() not in _LINKING).upper()
-                for acronym in wanted:
-                    if len(acronym) >= len(initials) and acronym.startswith(initials[:1]) \
-                            and _spells(run, acronym):
-                        runs[acronym].add(tuple(run))
+        for acronym, run in _name_terms(words):
+            if acronym in wanted:
+                runs[acronym].add(run)
     out: dict[str, tuple[str, ...]] = {}
     for acronym in sorted(wanted):
         found = defined[acronym] or runs[acronym]

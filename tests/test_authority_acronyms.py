@@ -15,7 +15,7 @@ from compiler.build import compile_wiki, wiki_state
 from compiler.export import export_claims
 from compiler.lint import lint
 from compiler.schema.acronyms import expand, glossary
-from compiler.schema.induce_statements import induce_statements, near_figures
+from compiler.schema.induce_statements import figure_span, induce_statements, near_figures
 from compiler.schema.index import vocabulary as schema_vocabulary
 from compiler.schema.induction import Induction, RecordFields
 from compiler.schema.loader import base_schema
@@ -49,9 +49,11 @@ def test_expand_writes_out_only_defined_acronyms() -> None:
 
 
 def test_figures_of_another_size_are_another_fact() -> None:
-    assert near_figures("$2,500", (2500.0, 4000.0))
-    assert near_figures("$1,000", (4000.0,))
-    assert not near_figures("$150", (2500.0, 4000.0))
+    span = figure_span([2500.0, 4000.0])
+    assert span == (2048.0, 4096.0)
+    assert near_figures("$2,500", span) and near_figures("$1,000", span)
+    assert near_figures("$20,000", span)
+    assert not near_figures("$150", span) and not near_figures("$30,000", span)
 
 
 def _record(entity: str, *sentences: str) -> RecordFields:
@@ -70,7 +72,7 @@ def test_a_sentence_saying_the_acronym_meets_one_spelling_it_out() -> None:
     out = Induction()
     induce_statements(records, schema_vocabulary(base_schema()), out)
     (spec,) = out.attributes.values()
-    assert spec.figures == (2500.0, 4000.0)  # the deductible's $150 joined nothing
+    assert spec.figures == (2048.0, 4096.0)  # the deductible's $150 joined nothing
     assert "TLP (tool loan protection)" in spec.phrases
 
 

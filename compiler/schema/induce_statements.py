@@ -30,6 +30,7 @@ Pure and deterministic: a function of the records' sentences and entities only.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -366,16 +367,24 @@ def figure(value: str) -> float | None:
     return float(m.group().replace(",", "")) if m is not None else None
 
 
-def near_figures(value: str, figures: Sequence[float]) -> bool:
-    """``value`` is of the size of one of ``figures`` (the induced members'), as statement
-    induction's strong evidence requires of two sentences (``_CLOSE_STRONG``): "a deductible of
+def figure_span(figures: Sequence[float]) -> tuple[float, ...]:
+    """(low, high): the members' figures' span widened to powers of two, so that an edit
+    within it (48 hours → 36) leaves the induced attribute, and what depends on it, as it
+    was; () when they state no positive figure."""
+    sizes = [f for f in figures if f > 0]
+    if not sizes:
+        return ()
+    return (2.0 ** math.floor(math.log2(min(sizes))), 2.0 ** math.ceil(math.log2(max(sizes))))
+
+
+def near_figures(value: str, span: Sequence[float]) -> bool:
+    """``value`` is of the size of the figures a fact was induced from (``figure_span``),
+    within statement induction's strong evidence ratio (``_CLOSE_STRONG``): "a deductible of
     $1,500 per incident" is no reading of a fact stated as $25,000 and $50,000 per incident."""
     f = figure(value)
-    if f is None or not figures:
+    if f is None or f <= 0 or len(span) != 2:
         return True
-    if f <= 0:
-        return f in figures
-    return any(g > 0 and max(f, g) / min(f, g) <= _CLOSE_STRONG for g in figures)
+    return span[0] / _CLOSE_STRONG <= f <= span[1] * _CLOSE_STRONG
 
 
 def _close(a: str, b: str, factor: float) -> bool:
@@ -596,7 +605,7 @@ def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set
         spec["currency"] = "USD"
         if unit:
             spec["unit"] = unit  # what the amount is per: a reading must say it too
-    spec["figures"] = tuple(sorted({f for s in members if (f := figure(s.value)) is not None}))
+    spec["figures"] = figure_span([f for s in members if (f := figure(s.value)) is not None])
     if abouts:
         about = next(iter(abouts))
         etype = about.split("/", 1)[0]

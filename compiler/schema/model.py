@@ -63,8 +63,8 @@ class Attribute(_Strict):
         None, description="entity name a prose statement of this attribute is about when the "
         "sentence names no entity of this type (a company-wide policy, say)")
     figures: tuple[float, ...] = Field(
-        (), description="induced from sentences: the figures they stated; a sentence stating "
-        "one far from all of them states another fact")
+        (), description="induced from sentences: the span of the figures they stated (to powers "
+        "of two); a sentence stating one far outside it states another fact")
 
 
 class EntityType(_Strict):

@@ -38,8 +38,9 @@ from ..schema.keys import type_key
 from ..schema.model import Schema, per_schema
 from .base import RawClaim
 from .phrases import AttrRef, tokens, vocabulary
+from ..schema.acronyms import expand
 from ..schema.induce_statements import (MIN_CLAUSE_WORDS, STATEMENT_MARK, cites, content_words,
-                                        min_shared, replaced_values, row_sentence,
+                                        min_shared, near_figures, replaced_values, row_sentence,
                                         statement_clauses, value_clause, value_type)
 from ..schema.narrow import NARROW_MARK, compound_words, narrowed
 from ..schema.induction import SEGMENT_ROW_MARK
@@ -560,7 +561,7 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
     if fact and any(k.ref.name == raw.attribute for t in types
                     for k in by_type.get(type_key(t), ())):
         return None  # its own name is an attribute: linking maps it by name
-    said = _statement_words(text) if not fact else None
+    said = _statement_words(expand(text, _terms(schema))) if not fact else None
     # a company-wide fact (an attribute with a home) is stated in records of any type
     homed = [t for t, ks in by_type.items() if any(k.statement and k.ref.spec.home for k in ks)]
     for etype in [*types, *(t for t in homed if t not in {type_key(x) for x in types})]:
@@ -572,6 +573,7 @@ def _loose(raw: RawClaim, own_type: str, schema: Schema, by_type, segments, name
             if k.statement:
                 for words_of, got, near in said or ():
                     if _same_unit(got, k.ref, k.words) and got[2].lower() not in replaced \
+                            and near_figures(got[2], k.ref.spec.figures) \
                             and len(k.words & words_of) + _cited(k, text, own) >= min_shared(
                                 got[0], got[1]) \
                             and len(k.words & near) >= MIN_CLAUSE_WORDS:
@@ -636,6 +638,23 @@ def _says(text: str, words: str) -> bool:
     """``text`` says ``words`` as such, hyphenated or not ("on site", "on-site")."""
     pat = r"[\s-]+".join(re.escape(w) for w in words.split())
     return re.search(rf"(?<![\w-]){pat}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+_DEFINITION = re.compile(r"^([A-Z]{2,5}) \(([a-z' -]+)\)$")
+
+
+@per_schema
+def _terms(schema: Schema) -> dict[str, tuple[str, ...]]:
+    """The acronyms statement induction spelled out ("DW (damage waiver)" among an induced
+    attribute's phrases): a sentence is read with them spelled out as it was induced."""
+    out: dict[str, tuple[str, ...]] = {}
+    for etype in schema.types.values():
+        for spec in etype.attributes.values():
+            if spec.induced and spec.description == STATEMENT_MARK:
+                for phrase in spec.phrases:
+                    if (m := _DEFINITION.match(phrase)) is not None:
+                        out.setdefault(m.group(1), tuple(m.group(2).split()))
+    return out
 
 
 def _statement_words(text: str

@@ -30,6 +30,7 @@ Pure and deterministic: a function of the records' sentences and entities only.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -38,6 +39,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..tables import row_line
+from .acronyms import acronyms_in, expand, glossary
 from ..text import stem
 
 if TYPE_CHECKING:
@@ -359,6 +361,32 @@ _CLOSE = 3.0  # the largest ratio of two figures stated of one fact on weak evid
 _CLOSE_STRONG = 6.0  # … and on three shared words or more
 
 
+def figure(value: str) -> float | None:
+    """The figure a value states ("$25,000" → 25000.0), None when it states none."""
+    m = _AMOUNT.search(value)
+    return float(m.group().replace(",", "")) if m is not None else None
+
+
+def figure_span(figures: Sequence[float]) -> tuple[float, ...]:
+    """(low, high): the members' figures' span widened to powers of two, so that an edit
+    within it (48 hours → 36) leaves the induced attribute, and what depends on it, as it
+    was; () when they state no positive figure."""
+    sizes = [f for f in figures if f > 0]
+    if not sizes:
+        return ()
+    return (2.0 ** math.floor(math.log2(min(sizes))), 2.0 ** math.ceil(math.log2(max(sizes))))
+
+
+def near_figures(value: str, span: Sequence[float]) -> bool:
+    """``value`` is of the size of the figures a fact was induced from (``figure_span``),
+    within statement induction's strong evidence ratio (``_CLOSE_STRONG``): "a deductible of
+    $1,500 per incident" is no reading of a fact stated as $25,000 and $50,000 per incident."""
+    f = figure(value)
+    if f is None or f <= 0 or len(span) != 2:
+        return True
+    return span[0] / _CLOSE_STRONG <= f <= span[1] * _CLOSE_STRONG
+
+
 def _close(a: str, b: str, factor: float) -> bool:
     """Two figures within ``factor`` of each other (text values: True)."""
     x, y = _AMOUNT.search(a), _AMOUNT.search(b)
@@ -438,6 +466,8 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
     entities: dict[str, str] = {}  # slug of an entity's page name → its id
     for r in records:
         entities.setdefault(r.entity.split("/", 1)[-1], r.entity)
+    # an acronym the corpus spells out says its phrase's words ("DW" of a "damage waiver")
+    terms = glossary(entities, (t for r in records for t in r.statements))
     said: list[_Said] = []
     for r in records:
         rid = f"{r.system}/{r.instance}/{r.record_type}/{r.entity}"
@@ -453,10 +483,11 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
                 text = re.sub(re.escape(got[2]) + r"\s+per\s+[\w-]+(?:\s+[\w-]+)?",
                               f"{got[2]} per {got[1]}" if got[0] == "money" and got[1]
                               else got[2], text)
-                words = content_words(text, named)
+                spelled = expand(text, terms)
+                words = content_words(spelled, named)
                 if len(words) < min_shared(got[0], got[1]):
                     continue
-                near = frozenset(content_words(value_clause(text, got[2]), named))
+                near = frozenset(content_words(value_clause(spelled, got[2]), named))
                 said.append(_Said(rid, r.entity, r.entity_type, text, *got, words, near,
                                   _named(text, entities)))
     if len(said) < 2:
@@ -541,11 +572,11 @@ def induce_statements(records: Sequence[RecordFields], vocab: Vocabulary,
         kept = [said[i] for i in members if said[i].value.lower() not in replaced[said[i].rid]]
         if len(kept) < 2:
             continue
-        _declare(kept, vocab, out, taken, Attribute)
+        _declare(kept, vocab, out, taken, Attribute, terms)
 
 
 def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set[str],
-             attribute_cls: Any) -> None:
+             attribute_cls: Any, terms: dict[str, tuple[str, ...]] | None = None) -> None:
     by_record: dict[str, set[str]] = defaultdict(set)
     for s in members:
         by_record[s.rid].add(s.value.lower())
@@ -566,13 +597,15 @@ def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set
     kind, unit = members[0].kind, members[0].unit
     spec: dict[str, Any] = {"type": value_type(kind), "induced": True,
                             "description": STATEMENT_MARK,
-                            "phrases": (" ".join(written[w] for w in shared),)}
+                            "phrases": (" ".join(written[w] for w in shared),
+                                        *_definitions(members, shared, terms or {}))}
     if kind == "duration":
         spec["unit"] = unit + "s"
     if kind == "money":
         spec["currency"] = "USD"
         if unit:
             spec["unit"] = unit  # what the amount is per: a reading must say it too
+    spec["figures"] = figure_span([f for s in members if (f := figure(s.value)) is not None])
     if abouts:
         about = next(iter(abouts))
         etype = about.split("/", 1)[0]
@@ -590,6 +623,18 @@ def _declare(members: list[_Said], vocab: Vocabulary, out: Induction, taken: set
         (tname,), name, kind, len(by_record),
         f"{len(by_record)} records' sentences share the words {', '.join(shared)} around one "
         f"{kind} value; about {spec['home']}"))
+
+
+def _definitions(members: list[_Said], shared: list[str], terms: dict[str, tuple[str, ...]]
+                 ) -> list[str]:
+    """"DW (damage waiver)" for each acronym a member says whose phrase's words are among the
+    shared ones: reading a sentence at link time (restate) spells it out as induction did."""
+    out = []
+    for acronym, words in sorted(terms.items()):
+        if any(acronym in acronyms_in(s.text) for s in members) and \
+                set(content_words(" ".join(words))) <= set(shared):
+            out.append(f"{acronym} ({' '.join(words)})")
+    return out
 
 
 def _home(members: list[_Said]) -> str:

@@ -42,7 +42,7 @@ from .model import Schema
 from .induce_statements import statement_rows
 from .narrow import narrowed_rows
 
-_VERSION = "13"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
+_VERSION = "14"  # 2: unmapped prose facts too; 3: the name a fact is stated of; 4: sample bucket;
 # 5: statements holding one typed value; 6: or one version or clock time; 7: narrowed names;
 # 8: … from the heading above a list item too; 9: statements with a value per clause;
 # 10: … and table rows' cells as sentences, counts; 11: header, fields and prose apart, stage memo
@@ -50,6 +50,7 @@ _VERSION = "13"  # 2: unmapped prose facts too; 3: the name a fact is stated of;
 # the stating document by its title is one more shared word
 # 13: a condition's time limit is stated ("if no quote 45 days before expiration, escalate");
 # bounds and ranges of counts are no counts; a price per the thing it is of is flat
+# 14: an acronym the corpus spells out says its phrase's words ("DW", "damage waiver")
 _TABLE = ("CREATE TABLE IF NOT EXISTS induce_fields (key TEXT PRIMARY KEY, "
           "bucket INTEGER NOT NULL, head_json TEXT NOT NULL, fields_json TEXT NOT NULL, "
           "facts_json TEXT NOT NULL, statements_json TEXT NOT NULL, narrowed_json TEXT NOT NULL)")

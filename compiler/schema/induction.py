@@ -11,7 +11,7 @@ from typing import Any
 
 from .model import Attribute, EntityType, FieldMap, Mapping, Qualifier, Schema
 
-INDUCED_VERSION = "induce-10"  # bump when the rules change: the digest then changes too
+INDUCED_VERSION = "induce-11"  # bump when the rules change: the digest then changes too
 # 10: a condition's time limit is a stated value; groups of sentences join only when most of
 # their pairs are linked (no chains); a price per the thing it is of is flat; counts exclude
 # bounds and ranges

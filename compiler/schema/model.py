@@ -62,6 +62,9 @@ class Attribute(_Strict):
     home: str | None = Field(
         None, description="entity name a prose statement of this attribute is about when the "
         "sentence names no entity of this type (a company-wide policy, say)")
+    figures: tuple[float, ...] = Field(
+        (), description="induced from sentences: the span of the figures they stated (to powers "
+        "of two); a sentence stating one far outside it states another fact")
 
 
 class EntityType(_Strict):

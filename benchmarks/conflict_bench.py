@@ -22,8 +22,8 @@ source record's claims land on) and its value (or normalised value) holds the sa
 (``$7,500`` = ``7500 USD``; ``March 31, 2027`` = ``2027-03-31``), or, for a value without
 numbers, the same words.
 
-Held-out corpora (HELDOUT: larkspur, tidewater, fenwick, osprey) run only with ``--heldout``, which
-prints the three counts summed over them and nothing else: no corpus line, no fact, no value,
+Held-out corpora (HELDOUT: larkspur, tidewater, fenwick, osprey, juniper) run only with
+``--heldout``, which prints the three counts summed over them and nothing else: no corpus line, no fact, no value,
 no miss, no lint message (``-v`` and ``--json`` are refused there), so a run tells whether the
 rules generalise without showing what to tune on.
 """
@@ -48,7 +48,7 @@ CORPORA = REPO / "benchmarks" / "corpora"
 TRUTH = REPO / "benchmarks" / "truth"
 # the tunable corpora, named one by one: a new corpus joins when its truth is written
 DEFAULT = ("ashgrove", "brindle", "marlowe", "kestrel", "harrow", "quillon")
-HELDOUT = ("larkspur", "tidewater", "fenwick", "osprey")
+HELDOUT = ("larkspur", "tidewater", "fenwick", "osprey", "juniper")
 HELD_OUT = frozenset(HELDOUT)
 COUNTS = ("settled_found", "settled_total", "contested_reported", "contested_total",
           "false_alarms", "alarms")

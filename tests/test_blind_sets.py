@@ -7,8 +7,9 @@ retrieval or answer code: kestrel (K-12 ed-tech), larkspur (card payments), tide
 ashgrove (specialty pharmacy and infusion clinics), brindle (refrigerated trucking and
 cross-dock, the first with Zendesk tickets), harrow (B2B payroll software,
 Zendesk tickets with comments), fenwick (veterinary hospitals, held out, the
-first with Salesforce beside HubSpot), quillon (commercial insurance brokerage) and osprey
-(managed IT services for small offices, held out). So that a set cannot rot: its corpus
+first with Salesforce beside HubSpot), quillon (commercial insurance brokerage), osprey
+(managed IT services for small offices, held out) and juniper (commercial cleaning and building
+maintenance, held out, all five systems). So that a set cannot rot: its corpus
 compiles with no rejected input, every gold page is a page of the compiled wiki, every gold
 value is written (verbatim) in a source record of one of the question's gold pages (never a
 paraphrase the sources do not hold), a contested question's values come from different pages, restricted
@@ -73,7 +74,9 @@ SETS = [BlindSet("kestrel", {"confluence": 11, "jira": 10, "hubspot": 7}),
                  rivals_apart=True),
         BlindSet("quillon", {"confluence": 12, "jira": 8, "hubspot": 7}, rivals_apart=True),
         BlindSet("osprey", {"confluence": 13, "jira": 8, "hubspot": 4, "salesforce": 5},
-                 rivals_apart=True)]
+                 rivals_apart=True),
+        BlindSet("juniper", {"confluence": 13, "jira": 7, "zendesk": 4, "hubspot": 4,
+                             "salesforce": 4}, rivals_apart=True)]
 ANSWERABLE = [(s, q) for s in SETS for q in s.answerable]
 
 

@@ -110,10 +110,10 @@ def test_heldout_mode_prints_only_summed_counts(kestrel, tmp_path, monkeypatch, 
 
 @pytest.mark.parametrize("argv", [["--heldout", "-v"], ["--heldout", "--json"], ["--heldout", "kestrel"],
                                   ["larkspur"], ["fenwick", "-v"], ["tidewater", "--json"],
-                                  ["osprey", "-v"]])
+                                  ["osprey", "-v"], ["juniper", "-v"]])
 def test_heldout_corpora_refuse_details(argv, capsys):
     cb = _bench()
-    assert cb.HELDOUT == ("larkspur", "tidewater", "fenwick", "osprey")
+    assert cb.HELDOUT == ("larkspur", "tidewater", "fenwick", "osprey", "juniper")
     assert not set(cb.DEFAULT) & cb.HELD_OUT
     with pytest.raises(SystemExit) as exc:
         cb.main(argv)

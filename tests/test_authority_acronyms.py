@@ -9,7 +9,6 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
 
 from compiler.build import compile_wiki, wiki_state
 from compiler.export import export_claims
@@ -19,6 +18,7 @@ from compiler.schema.induce_statements import figure_span, induce_statements, ne
 from compiler.schema.index import vocabulary as schema_vocabulary
 from compiler.schema.induction import Induction, RecordFields
 from compiler.schema.loader import base_schema
+from tests.test_statement_facts import _corpus  # one small markdown corpus of (title, type, body)
 
 
 def test_a_definition_spells_an_acronym_out() -> None:
@@ -76,16 +76,6 @@ def test_a_sentence_saying_the_acronym_meets_one_spelling_it_out() -> None:
     assert "TLP (tool loan protection)" in spec.phrases
 
 
-def _corpus(root: Path, docs: dict[str, tuple[str, str]]) -> Path:
-    corpus = root / "corpus"
-    (corpus / "notes").mkdir(parents=True)
-    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
-        {"path": "notes", "system": "markdown", "instance": "nb",
-         "default_acl": {"public": True}}]}))
-    for name, (etype, body) in docs.items():
-        (corpus / "notes" / f"{name}.md").write_text(
-            f"---\ntitle: {name}\ntype: {etype}\n---\n\n# {name}\n\n{body}\n")
-    return corpus
 
 
 def test_an_acronym_and_its_phrase_contradict_and_a_deductible_stays_out(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
 
 from compiler.build import compile_wiki, wiki_state
 from compiler.export import export_claims
@@ -22,6 +21,7 @@ from compiler.schema.induce_statements import induce_statements, statement_claus
 from compiler.schema.index import vocabulary as schema_vocabulary
 from compiler.schema.induction import Induction, RecordFields
 from compiler.schema.loader import base_schema
+from tests.test_statement_facts import _corpus  # one small markdown corpus of (title, type, body)
 
 
 def _hits(text: str, entity_type: str) -> list[tuple[str, str]]:
@@ -100,16 +100,6 @@ def test_two_facts_sharing_words_through_a_third_sentence_stay_two() -> None:
 
 
 # -- end to end: a sentence read as one fact still states its other value -----------------
-def _corpus(root: Path, docs: dict[str, tuple[str, str]]) -> Path:
-    corpus = root / "corpus"
-    (corpus / "notes").mkdir(parents=True)
-    (corpus / "sources.yaml").write_text(yaml.safe_dump({"tenant": "t", "sources": [
-        {"path": "notes", "system": "markdown", "instance": "nb",
-         "default_acl": {"public": True}}]}))
-    for name, (etype, body) in docs.items():
-        (corpus / "notes" / f"{name}.md").write_text(
-            f"---\ntitle: {name}\ntype: {etype}\n---\n\n# {name}\n\n{body}\n")
-    return corpus
 
 
 def test_a_fact_sentences_other_value_meets_the_same_fact_elsewhere(tmp_path: Path) -> None:

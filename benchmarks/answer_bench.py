@@ -175,7 +175,7 @@ def has(value: str, text: str) -> bool:
     return norm(value) in norm(text)
 
 
-_TYPED = ("money", "percent", "duration", "date")
+_TYPED = ("money", "percent", "duration")  # a date is compared first, before the one-number rule
 _NUMBERS = re.compile(r"\d+(?:[.,]\d+)*")
 # a typed match needs the value to say its type: the tolerant parsers read "15 business days
 # after the quarter" as 15 USD and as 15 %, which answers (and leaks) neither "$15" nor "15%"
@@ -184,7 +184,6 @@ _MARKS = {
     "percent": re.compile(r"%|\bper ?cent\b|\bpct\b", re.I),
     "duration": re.compile(r"\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|mos?|"
                            r"years?|yrs?|quarters?)\b|\d\s*[hdwmy]\b", re.I),
-    "date": re.compile(r"\d"),
 }
 
 
